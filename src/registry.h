@@ -1,0 +1,21 @@
+/* registry.h - every variant, with a stable id, and whether it can run here. */
+#ifndef NTM_REGISTRY_H
+#define NTM_REGISTRY_H
+
+#include "variant.h"
+
+int ntm_variant_count(void);
+
+/* The variant with this id, or NULL when the id is out of range. */
+const struct variant *ntm_variant(int id);
+
+/* The id of v, which must come from ntm_variant(). */
+int ntm_variant_id(const struct variant *v);
+
+/* The variant of op named name, or NULL. */
+const struct variant *ntm_variant_named(enum ntmem_op op, const char *name);
+
+/* NULL when this CPU and OS can run v, else why not. */
+const char *ntm_variant_unsupported(const struct variant *v);
+
+#endif

@@ -1,0 +1,65 @@
+/* size.c - parse and print byte counts with binary units. */
+#include "size.h"
+
+#include <ctype.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <strings.h>
+
+static const struct {
+	const char *name;
+	unsigned shift;
+} units[] = {
+	{"", 0},    {"b", 0},    {"k", 10},   {"kb", 10},  {"kib", 10},
+	{"m", 20},  {"mb", 20},  {"mib", 20}, {"g", 30},   {"gb", 30},
+	{"gib", 30}, {"t", 40},  {"tb", 40},  {"tib", 40},
+};
+
+int ntm_parse_size(const char *s, size_t *out, const char **why)
+{
+	const char *p = s;
+	if (!s || !isdigit((unsigned char)*p)) {
+		*why = "not a size: expected digits, then an optional unit";
+		return -1;
+	}
+	uintmax_t v = 0;
+	for (; isdigit((unsigned char)*p); p++) {
+		unsigned digit = (unsigned)(*p - '0');
+		if (v > (SIZE_MAX - digit) / 10) {
+			*why = "too large";
+			return -1;
+		}
+		v = v * 10 + digit;
+	}
+	while (*p == ' ')
+		p++;
+	for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
+		if (strcasecmp(p, units[i].name))
+			continue;
+		if (v > (SIZE_MAX >> units[i].shift)) {
+			*why = "too large";
+			return -1;
+		}
+		*out = (size_t)(v << units[i].shift);
+		return 0;
+	}
+	*why = "unknown unit (use B, KB, MB, GB, TB or KiB, MiB, GiB, TiB)";
+	return -1;
+}
+
+char *ntm_format_size(size_t n, char *buf, size_t len)
+{
+	static const char *const names[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+	unsigned u = 0;
+	size_t whole = n;
+	while (whole >= 1024 && u < 4) {
+		whole /= 1024;
+		u++;
+	}
+	size_t unit = (size_t)1 << (10 * u);
+	if (n % unit == 0)
+		snprintf(buf, len, "%zu %s", n / unit, names[u]);
+	else
+		snprintf(buf, len, "%.1f %s", (double)n / (double)unit, names[u]);
+	return buf;
+}

@@ -1,0 +1,18 @@
+/* size.h - byte counts with units, as users write them ("128MiB", "4KB"). */
+#ifndef NTM_SIZE_H
+#define NTM_SIZE_H
+
+#include <stddef.h>
+
+/*
+ * Parse s as a whole number of bytes with an optional unit: B, K/KB/KiB,
+ * M/MB/MiB, G/GB/GiB, T/TB/TiB, case-insensitive, all powers of 1024 (as
+ * perf bench reads them).  Returns 0 and sets *out, or returns -1 and
+ * points *why at a static message ("bad unit", "too large", ...).
+ */
+int ntm_parse_size(const char *s, size_t *out, const char **why);
+
+/* Write n as "64 MiB", "1.5 GiB" or "512 B" into buf; returns buf. */
+char *ntm_format_size(size_t n, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,51 @@
+/* variant.h - one implementation of memset or memcpy, as the registry sees it.
+ *
+ * Contract of every variant function:
+ *   - gives exactly memset's or memcpy's result; copy buffers never overlap;
+ *   - streaming variants write only whole, 64-byte aligned lines with
+ *     streaming stores, everything else with cached stores, and do NOT
+ *     fence: the caller issues ntmem_fence() before publishing the data;
+ *   - runs only where ntm_cpu()->usable covers its `requires`.
+ */
+#ifndef NTM_VARIANT_H
+#define NTM_VARIANT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "ntmem.h"
+
+typedef void set_fn(void *dst, int c, size_t n);
+typedef void copy_fn(void *dst, const void *src, size_t n);
+
+struct variant {
+	const char *name;
+	const char *description;
+	enum ntmem_op op;
+	bool streaming;
+	bool zero_only;
+	unsigned requires;      /* enum cpu_feature bits */
+	set_fn *set;            /* op == NTMEM_OP_SET */
+	copy_fn *copy;          /* op == NTMEM_OP_COPY */
+};
+
+#define LINE 64  /* the unit streaming stores write */
+
+/* Each family file (src/variants/<family>.c) defines its table; registry.c
+ * gathers them.  Families that cannot build on this architecture define
+ * empty tables. */
+struct variant_family {
+	const struct variant *variants;
+	size_t count;
+};
+
+#define DEFINE_FAMILY(family, ...)                                          \
+	static const struct variant family##_variants[] = {__VA_ARGS__};   \
+	const struct variant_family ntm_family_##family = {                 \
+		family##_variants,                                          \
+		sizeof family##_variants / sizeof family##_variants[0]}
+
+#define DEFINE_EMPTY_FAMILY(family) \
+	const struct variant_family ntm_family_##family = {NULL, 0}
+
+#endif

@@ -1,0 +1,21 @@
+/* clzero.c - AMD CLZERO: zero a whole line without reading it, weakly
+ * ordered like streaming stores.  Zero only: the caller guarantees c == 0. */
+#include "../cpu.h"
+#include "../variant.h"
+
+#ifdef __x86_64__
+#include <x86intrin.h>
+
+#define SHAPE_ATTR __attribute__((target("clzero")))
+#define SHAPE_VALUE_T int
+#define SHAPE_VALUE(c) (c)
+#define SHAPE_SET ntm_set_clzero
+#define SHAPE_SET_LINE(d, v) ((void)(v), _mm_clzero(d))
+#include "shape.h"
+
+DEFINE_FAMILY(clzero,
+	{"clzero", "AMD CLZERO, one whole line at a time, zeros only",
+	 NTMEM_OP_SET, true, true, CPU_CLZERO, ntm_set_clzero, NULL});
+#else
+DEFINE_EMPTY_FAMILY(clzero);
+#endif

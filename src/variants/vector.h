@@ -1,0 +1,47 @@
+/* vector.h - cached and streaming set and copy for one vector width.
+ *
+ * Before including, define:
+ *   VEC_T, VEC_BYTES     the vector type and its size (a divisor of 64)
+ *   VEC_TARGET           the target attribute string, e.g. "avx"
+ *   VEC_SPLAT(c)         a vector with every byte equal to (unsigned char)c
+ *   VEC_LOADU(p)         load from any alignment
+ *   VEC_STORE(p, v)      aligned cached store
+ *   VEC_STREAM(p, v)     aligned streaming store
+ *   VEC_NAME(stem)       the function name for stem (set_vec, copy_nt, ...)
+ * Defines the static functions VEC_NAME(set_vec), VEC_NAME(copy_vec),
+ * VEC_NAME(set_nt) and VEC_NAME(copy_nt).
+ */
+#define VEC_PER_LINE (LINE / VEC_BYTES)
+
+#define VEC_SET_LINE(store, d, v)                                  \
+	do {                                                       \
+		for (size_t vi_ = 0; vi_ < VEC_PER_LINE; vi_++)    \
+			store((VEC_T *)(d) + vi_, (v));            \
+	} while (0)
+
+/* All loads of the line before any store, so the stores issue back to
+ * back and fill the write-combining buffer in one go. */
+#define VEC_COPY_LINE(store, d, s)                                         \
+	do {                                                               \
+		VEC_T line_[VEC_PER_LINE];                                 \
+		for (size_t vi_ = 0; vi_ < VEC_PER_LINE; vi_++)            \
+			line_[vi_] = VEC_LOADU((const VEC_T *)(s) + vi_);  \
+		for (size_t vi_ = 0; vi_ < VEC_PER_LINE; vi_++)            \
+			store((VEC_T *)(d) + vi_, line_[vi_]);             \
+	} while (0)
+
+#define SHAPE_ATTR __attribute__((target(VEC_TARGET)))
+#define SHAPE_VALUE_T VEC_T
+#define SHAPE_VALUE(c) VEC_SPLAT(c)
+
+#define SHAPE_SET VEC_NAME(set_vec)
+#define SHAPE_SET_LINE(d, v) VEC_SET_LINE(VEC_STORE, d, v)
+#define SHAPE_COPY VEC_NAME(copy_vec)
+#define SHAPE_COPY_LINE(d, s) VEC_COPY_LINE(VEC_STORE, d, s)
+#include "shape.h"
+
+#define SHAPE_SET VEC_NAME(set_nt)
+#define SHAPE_SET_LINE(d, v) VEC_SET_LINE(VEC_STREAM, d, v)
+#define SHAPE_COPY VEC_NAME(copy_nt)
+#define SHAPE_COPY_LINE(d, s) VEC_COPY_LINE(VEC_STREAM, d, s)
+#include "shape.h"

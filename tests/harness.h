@@ -1,0 +1,40 @@
+/* harness.h - the tiny shared test harness.
+ *
+ * A test program runs named checks; each ends as passed, failed or
+ * skipped (with the reason printed).  t_finish() prints the summary line
+ * "N passed, N failed, N skipped" that tests/run.sh adds up. */
+#ifndef NTM_HARNESS_H
+#define NTM_HARNESS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+void t_pass(const char *name);
+void t_fail(const char *name, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void t_skip(const char *name, const char *why);
+/* Pass or fail name on ok; on failure print the message. */
+void t_check(int ok, const char *name, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+int t_finish(void);  /* prints the summary; returns the exit status */
+
+/* NTMEM_TEST_QUICK=1 (under qemu and the sanitizers): fewer cases. */
+int t_quick(void);
+
+/* A deterministic PRNG, so a failure can be replayed. */
+uint64_t t_rand(void);
+
+/*
+ * A buffer between two PROT_NONE guard pages: data[0] is the first byte
+ * after the lower guard, data[cap] the first byte of the upper one.
+ */
+struct guarded {
+	unsigned char *data;
+	size_t cap;
+	void *map;
+	size_t map_len;
+};
+int t_guarded_alloc(struct guarded *g, size_t cap);
+void t_guarded_free(struct guarded *g);
+
+#endif

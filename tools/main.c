@@ -1,0 +1,3 @@
+#include <stdio.h>
+#include "ntmem.h"
+int main(void){ printf("%s\n", ntmem_version()); return 0; }
