@@ -31,16 +31,6 @@ static int overlap(const void *a, const void *b, size_t n)
 	return x - y < n || y - x < n;
 }
 
-/* Cached or streaming, by flag or else by size. */
-static int should_stream(const struct op_policy *o, size_t n, unsigned flags)
-{
-	if (flags & NTMEM_F_TEMPORAL)
-		return 0;
-	if (flags & NTMEM_F_NONTEMPORAL)
-		return 1;
-	return n >= o->threshold;
-}
-
 void *ntmem_set_flags(void *dst, int c, size_t n, unsigned flags)
 {
 	if (bad_flags(flags)) {
@@ -49,15 +39,10 @@ void *ntmem_set_flags(void *dst, int c, size_t n, unsigned flags)
 	}
 	if (n == 0)
 		return dst;
-	const struct op_policy *o = &ntm_policy()->op[NTMEM_OP_SET];
-	if (!should_stream(o, n, flags)) {
-		o->cached->set(dst, c, n);
-		return dst;
-	}
 	const struct variant *v =
-		(unsigned char)c == 0 ? o->streaming : o->streaming_any_value;
+		ntm_choose(&ntm_policy()->op[NTMEM_OP_SET], n, c, flags);
 	v->set(dst, c, n);
-	if (!(flags & NTMEM_F_NOFENCE))
+	if (v->streaming && !(flags & NTMEM_F_NOFENCE))
 		ntm_fence();
 	return dst;
 }
@@ -72,13 +57,10 @@ void *ntmem_copy_flags(void *dst, const void *src, size_t n, unsigned flags)
 		return dst;
 	if (overlap(dst, src, n))
 		return memmove(dst, src, n);
-	const struct op_policy *o = &ntm_policy()->op[NTMEM_OP_COPY];
-	if (!should_stream(o, n, flags)) {
-		o->cached->copy(dst, src, n);
-		return dst;
-	}
-	o->streaming->copy(dst, src, n);
-	if (!(flags & NTMEM_F_NOFENCE))
+	const struct variant *v =
+		ntm_choose(&ntm_policy()->op[NTMEM_OP_COPY], n, 0, flags);
+	v->copy(dst, src, n);
+	if (v->streaming && !(flags & NTMEM_F_NOFENCE))
 		ntm_fence();
 	return dst;
 }

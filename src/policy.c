@@ -4,12 +4,14 @@
 #define _GNU_SOURCE
 #include "policy.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "profile.h"
 #include "registry.h"
@@ -131,6 +133,11 @@ static void apply_profile(struct policy *p, const struct cpu *cpu,
 	snprintf(p->profile_path, sizeof p->profile_path, "%s", path);
 	struct profile prof;
 	char why[NTM_NOTE_LEN - 64];
+	if (access(path, F_OK) && errno == ENOENT) {
+		snprintf(p->profile_status, sizeof p->profile_status,
+			 "not present");
+		return;
+	}
 	if (ntm_profile_read(path, cpu, &prof, why, sizeof why)) {
 		snprintf(p->profile_status, sizeof p->profile_status,
 			 "ignored: %s", why);
@@ -280,6 +287,9 @@ static void build_process_policy(void)
 	if (!have_path)
 		snprintf(the_policy.profile_status,
 			 sizeof the_policy.profile_status, "none: %s", why);
+	else if (secure_getenv("NTMEM_PROFILE") && !the_policy.profile_loaded &&
+		 !strcmp(the_policy.profile_status, "not present"))
+		note(&the_policy, "NTMEM_PROFILE: %s: no such file", path);
 }
 
 const struct policy *ntm_policy(void)
@@ -292,8 +302,10 @@ const struct policy *ntm_policy(void)
 
 int ntmem_policy_info(enum ntmem_op op, struct ntmem_policy_info *info)
 {
-	if ((op != NTMEM_OP_SET && op != NTMEM_OP_COPY) || !info)
+	if ((op != NTMEM_OP_SET && op != NTMEM_OP_COPY) || !info) {
+		errno = EINVAL;
 		return -1;
+	}
 	const struct policy *p = ntm_policy();
 	const struct op_policy *o = &p->op[op];
 	info->cached = ntm_variant_id(o->cached);

@@ -29,6 +29,19 @@ struct policy {
 	char notes[NTM_MAX_NOTES][NTM_NOTE_LEN]; /* ignored settings, why */
 };
 
+/* The variant a call of op uses: cached or streaming by flag, else by
+ * size (streaming from the threshold up); a zero-only streaming variant
+ * only for c == 0.  flags must already be valid.  Inline: the hot path. */
+static inline const struct variant *ntm_choose(const struct op_policy *o,
+					       size_t n, int c, unsigned flags)
+{
+	int stream = (flags & NTMEM_F_NONTEMPORAL) ||
+		     (!(flags & NTMEM_F_TEMPORAL) && n >= o->threshold);
+	if (!stream)
+		return o->cached;
+	return (unsigned char)c == 0 ? o->streaming : o->streaming_any_value;
+}
+
 /* The policy of this process, built on first use from NTMEM_TUNABLES, the
  * profile and the topology.  Thread-safe. */
 const struct policy *ntm_policy(void);
