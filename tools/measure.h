@@ -1,0 +1,59 @@
+/* measure.h - the measuring method all subcommands share: buffers from
+ * mmap, prefaulted, on the pages asked for; a pinned thread; a monotonic
+ * clock; statistics over runs; the facts of the machine. */
+#ifndef NTM_MEASURE_H
+#define NTM_MEASURE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum page_request { PAGES_4K, PAGES_2M, PAGES_1G };
+
+struct buffer {
+	unsigned char *p;
+	size_t len;
+	size_t map_len;
+	char obtained[64];  /* what the kernel gave: "4 KiB pages",
+			       "2 MiB THP (100%)", "1 GiB hugetlb" */
+};
+
+/* Map, advise and prefault len bytes.  Returns 0, or -1 with a reason. */
+int buffer_alloc(struct buffer *b, size_t len, enum page_request pages,
+		 char *why, size_t why_len);
+void buffer_free(struct buffer *b);
+
+/* Parse "4KB", "2MB", "1GB" (also 4K, 2M, 1G, KiB...).  -1 if none. */
+int page_request_parse(const char *s, enum page_request *out);
+const char *page_request_name(enum page_request p);
+
+/* Pin the calling thread to cpu.  Returns 0, or -1 with errno. */
+int pin_to_cpu(int cpu);
+/* The CPU the calling thread runs on now, or -1. */
+int current_cpu(void);
+
+static inline uint64_t now_ns(void);
+
+struct stats {
+	double mean, stdev, median, min, max;
+};
+/* Statistics of v[0..n); sorts v. */
+struct stats stats_of(double *v, size_t n);
+
+struct machine {
+	char cpu[64];        /* brand string */
+	char kernel[160];    /* uname -sr */
+	char thp[32];        /* transparent_hugepage/enabled, the [mode] */
+	size_t mem_available;  /* MemAvailable, bytes; 0 when unknown */
+	unsigned online_cpus;
+};
+void machine_facts(struct machine *m);
+
+#include <time.h>
+static inline uint64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+#endif

@@ -1,0 +1,51 @@
+/* ntmem.c - the ntmem command: dispatch to a subcommand. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "commands.h"
+#include "ntmem.h"
+
+static const struct {
+	const char *name;
+	int (*run)(int argc, char **argv);
+	const char *summary;
+} commands[] = {
+	{"info", cmd_info, "CPU features, variants, and the policy in effect"},
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f, "Usage: ntmem COMMAND [OPTIONS]\n"
+		   "Clear and copy large memory without trashing the caches.\n\n"
+		   "Commands:\n");
+	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
+	fprintf(f, "\n'ntmem COMMAND --help' describes a command; "
+		   "see also ntmem(1).\n"
+		   "  -h, --help     show this help\n"
+		   "  -V, --version  show the version\n");
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	const char *cmd = argv[1];
+	if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help") || !strcmp(cmd, "help")) {
+		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(cmd, "-V") || !strcmp(cmd, "--version")) {
+		printf("ntmem %s\n", ntmem_version());
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+		if (!strcmp(cmd, commands[i].name)) {
+			cli_command = commands[i].name;
+			return commands[i].run(argc - 1, argv + 1);
+		}
+	cli_usage_error("unknown command '%s'", cmd);
+}
