@@ -1,10 +1,13 @@
 /* harness.c - counting, reporting and guarded buffers for the tests. */
 #include "harness.h"
 
+#include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static int passed, failed, skipped;
@@ -93,4 +96,308 @@ int t_guarded_alloc(struct guarded *g, size_t cap)
 void t_guarded_free(struct guarded *g)
 {
 	munmap(g->map, g->map_len);
+}
+
+/* ---- JSON ---- */
+
+struct parser {
+	const char *s;
+	const char *start;
+	char *err;
+	size_t err_len;
+	int failed;
+};
+
+static void perr(struct parser *p, const char *what)
+{
+	if (!p->failed)
+		snprintf(p->err, p->err_len, "at byte %ld: %s",
+			 (long)(p->s - p->start), what);
+	p->failed = 1;
+}
+
+static void skip_ws(struct parser *p)
+{
+	while (*p->s == ' ' || *p->s == '\t' || *p->s == '\n' || *p->s == '\r')
+		p->s++;
+}
+
+static int parse_value(struct parser *p, struct t_json *out, int depth);
+
+static char *parse_string(struct parser *p)
+{
+	if (*p->s != '"') {
+		perr(p, "expected a string");
+		return NULL;
+	}
+	p->s++;
+	size_t cap = 16, len = 0;
+	char *buf = malloc(cap);
+	for (;;) {
+		unsigned char c = (unsigned char)*p->s++;
+		if (c == '"')
+			break;
+		if (c < 0x20) {
+			perr(p, c ? "control character in string" : "unterminated string");
+			free(buf);
+			return NULL;
+		}
+		if (c == '\\') {
+			char e = *p->s++;
+			const char *map = "\"\"\\\\//b\bf\fn\nr\rt\t";
+			const char *m = strchr(map, e);
+			if (e == 'u') {
+				for (int i = 0; i < 4; i++)
+					if (!isxdigit((unsigned char)p->s[i])) {
+						perr(p, "bad \\u escape");
+						free(buf);
+						return NULL;
+					}
+				p->s += 4;
+				c = '?';  /* the checks never need the code point */
+			} else if (e && m && (m - map) % 2 == 0) {
+				c = (unsigned char)m[1];
+			} else {
+				perr(p, "bad escape");
+				free(buf);
+				return NULL;
+			}
+		}
+		if (len + 2 > cap)
+			buf = realloc(buf, cap *= 2);
+		buf[len++] = (char)c;
+	}
+	buf[len] = '\0';
+	return buf;
+}
+
+static int parse_number(struct parser *p, struct t_json *out)
+{
+	const char *s = p->s;
+	if (*s == '-')
+		s++;
+	if (*s == '0')
+		s++;
+	else if (isdigit((unsigned char)*s))
+		while (isdigit((unsigned char)*s))
+			s++;
+	else {
+		perr(p, "bad number");
+		return -1;
+	}
+	if (*s == '.') {
+		s++;
+		if (!isdigit((unsigned char)*s)) {
+			perr(p, "bad fraction");
+			return -1;
+		}
+		while (isdigit((unsigned char)*s))
+			s++;
+	}
+	if (*s == 'e' || *s == 'E') {
+		s++;
+		if (*s == '+' || *s == '-')
+			s++;
+		if (!isdigit((unsigned char)*s)) {
+			perr(p, "bad exponent");
+			return -1;
+		}
+		while (isdigit((unsigned char)*s))
+			s++;
+	}
+	out->type = TJ_NUMBER;
+	out->number = strtod(p->s, NULL);
+	p->s = s;
+	return 0;
+}
+
+static int parse_container(struct parser *p, struct t_json *out, int depth,
+			   int object)
+{
+	out->type = object ? TJ_OBJECT : TJ_ARRAY;
+	p->s++;
+	skip_ws(p);
+	char close = object ? '}' : ']';
+	if (*p->s == close) {
+		p->s++;
+		return 0;
+	}
+	size_t cap = 0;
+	for (;;) {
+		if (out->count == cap) {
+			cap = cap ? 2 * cap : 8;
+			out->items = realloc(out->items, cap * sizeof *out->items);
+			if (object)
+				out->keys = realloc(out->keys, cap * sizeof *out->keys);
+		}
+		skip_ws(p);
+		if (object) {
+			char *key = parse_string(p);
+			if (!key)
+				return -1;
+			for (size_t i = 0; i < out->count; i++)
+				if (!strcmp(out->keys[i], key)) {
+					perr(p, "duplicate key");
+					free(key);
+					return -1;
+				}
+			out->keys[out->count] = key;
+			skip_ws(p);
+			if (*p->s++ != ':') {
+				out->count++;
+				memset(&out->items[out->count - 1], 0, sizeof *out->items);
+				perr(p, "expected ':'");
+				return -1;
+			}
+		}
+		struct t_json *item = &out->items[out->count++];
+		memset(item, 0, sizeof *item);
+		if (parse_value(p, item, depth + 1))
+			return -1;
+		skip_ws(p);
+		if (*p->s == ',') {
+			p->s++;
+			continue;
+		}
+		if (*p->s == close) {
+			p->s++;
+			return 0;
+		}
+		perr(p, object ? "expected ',' or '}'" : "expected ',' or ']'");
+		return -1;
+	}
+}
+
+static int parse_value(struct parser *p, struct t_json *out, int depth)
+{
+	skip_ws(p);
+	if (depth > 64) {
+		perr(p, "nested too deeply");
+		return -1;
+	}
+	switch (*p->s) {
+	case '{':
+		return parse_container(p, out, depth, 1);
+	case '[':
+		return parse_container(p, out, depth, 0);
+	case '"':
+		out->type = TJ_STRING;
+		out->string = parse_string(p);
+		return out->string ? 0 : -1;
+	case 't':
+	case 'f':
+	case 'n': {
+		static const char *const words[] = {"true", "false", "null"};
+		for (int i = 0; i < 3; i++)
+			if (!strncmp(p->s, words[i], strlen(words[i]))) {
+				p->s += strlen(words[i]);
+				out->type = i == 2 ? TJ_NULL : TJ_BOOL;
+				out->boolean = i == 0;
+				return 0;
+			}
+		perr(p, "bad literal");
+		return -1;
+	}
+	default:
+		return parse_number(p, out);
+	}
+}
+
+static void free_inner(struct t_json *j)
+{
+	free(j->string);
+	for (size_t i = 0; i < j->count; i++) {
+		free_inner(&j->items[i]);
+		if (j->keys)
+			free(j->keys[i]);
+	}
+	free(j->items);
+	free(j->keys);
+}
+
+void t_json_free(struct t_json *j)
+{
+	if (j) {
+		free_inner(j);
+		free(j);
+	}
+}
+
+struct t_json *t_json_parse(const char *text, char *err, size_t err_len)
+{
+	struct parser p = {text, text, err, err_len, 0};
+	struct t_json *j = calloc(1, sizeof *j);
+	if (!parse_value(&p, j, 0)) {
+		skip_ws(&p);
+		if (*p.s)
+			perr(&p, "text after the value");
+	} else
+		perr(&p, "invalid");
+	if (p.failed) {
+		t_json_free(j);
+		return NULL;
+	}
+	return j;
+}
+
+const struct t_json *t_json_get(const struct t_json *j, const char *key)
+{
+	if (!j || j->type != TJ_OBJECT)
+		return NULL;
+	for (size_t i = 0; i < j->count; i++)
+		if (!strcmp(j->keys[i], key))
+			return &j->items[i];
+	return NULL;
+}
+
+/* ---- running commands ---- */
+
+static char *slurp(FILE *f)
+{
+	size_t cap = 4096, len = 0;
+	char *buf = malloc(cap);
+	size_t got;
+	while ((got = fread(buf + len, 1, cap - len - 1, f)) > 0) {
+		len += got;
+		if (cap - len < 2)
+			buf = realloc(buf, cap *= 2);
+	}
+	buf[len] = '\0';
+	return buf;
+}
+
+int t_run(const char *cmd, char **out, char **err)
+{
+	char errfile[] = "/tmp/ntmem-test-stderr-XXXXXX";
+	int fd = mkstemp(errfile);
+	if (fd < 0)
+		return -1;
+	close(fd);
+	char full[4096];
+	snprintf(full, sizeof full, "%s 2>%s", cmd, errfile);
+	FILE *p = popen(full, "r");
+	if (!p) {
+		unlink(errfile);
+		return -1;
+	}
+	char *o = slurp(p);
+	int status = pclose(p);
+	if (out)
+		*out = o;
+	else
+		free(o);
+	if (err) {
+		FILE *e = fopen(errfile, "r");
+		*err = e ? slurp(e) : calloc(1, 1);
+		if (e)
+			fclose(e);
+	}
+	unlink(errfile);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+const char *t_ntmem(void)
+{
+	const char *b = getenv("NTMEM_BIN");
+	return b && *b ? b : "build/ntmem";
 }

@@ -38,3 +38,29 @@ int t_guarded_alloc(struct guarded *g, size_t cap);
 void t_guarded_free(struct guarded *g);
 
 #endif
+
+/*
+ * A strict JSON parser (RFC 8259) for checking the tool's --json output.
+ * t_json_parse returns NULL and describes the first error in err.
+ */
+enum t_json_type { TJ_NULL, TJ_BOOL, TJ_NUMBER, TJ_STRING, TJ_ARRAY, TJ_OBJECT };
+struct t_json {
+	enum t_json_type type;
+	int boolean;
+	double number;
+	char *string;            /* TJ_STRING */
+	size_t count;            /* TJ_ARRAY, TJ_OBJECT */
+	char **keys;             /* TJ_OBJECT */
+	struct t_json *items;
+};
+struct t_json *t_json_parse(const char *text, char *err, size_t err_len);
+/* Member key of an object, or NULL (also when j is not an object). */
+const struct t_json *t_json_get(const struct t_json *j, const char *key);
+void t_json_free(struct t_json *j);
+
+/* Run a shell command; its stdout into *out (malloc'd), returns the exit
+ * status (or -1).  stderr goes to *err when err is not NULL. */
+int t_run(const char *cmd, char **out, char **err);
+
+/* The ntmem binary under test: $NTMEM_BIN, else build/ntmem. */
+const char *t_ntmem(void);

@@ -1,0 +1,36 @@
+#!/bin/sh
+# tests/run.sh BUILD_DIR [TEST ...] - run test programs of one build.
+#
+# Runs BUILD_DIR/tests/test_* (or only the named ones) from the repository
+# root, each under $TEST_WRAPPER if set (e.g. "qemu-x86_64 -cpu Nehalem").
+# Prints every failure and skip, one summary line per program, and adds
+# the counts to $TEST_TOTALS (a file of "passed failed skipped" lines).
+# Exit status: 0 if nothing failed.
+set -u
+dir=$1
+shift
+[ $# -gt 0 ] || set -- $(cd "$dir/tests" && ls test_* 2>/dev/null | grep -v '\.[od]$')
+logdir=$dir/test-logs${TEST_LOG_SUFFIX:-}
+mkdir -p "$logdir"
+status=0
+for t in "$@"; do
+	log=$logdir/$t.log
+	# shellcheck disable=SC2086  # the wrapper is a command with arguments
+	NTMEM_BIN=$dir/ntmem ${TEST_WRAPPER:-} "$dir/tests/$t" >"$log" 2>&1
+	rc=$?
+	# qemu warns about features TCG lacks; that is not our output.
+	grep -E '^(FAIL|skip) ' "$log" | sed "s|^|  $t: |"
+	summary=$(grep -E '^[0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$' "$log" | tail -n 1)
+	if [ -z "$summary" ]; then
+		echo "  $t: FAIL: ended without a summary (exit status $rc); see $log"
+		tail -n 5 "$log" | sed 's/^/    /'
+		summary="0 passed, 1 failed, 0 skipped"
+	elif [ "$rc" -ne 0 ] && echo "$summary" | grep -q ' 0 failed'; then
+		echo "  $t: FAIL: exit status $rc after '$summary'; see $log"
+		summary=$(echo "$summary" | sed 's/ 0 failed/ 1 failed/')
+	fi
+	printf '  %-18s %s\n' "$t" "$summary"
+	echo "$summary" | sed 's/[^0-9 ]//g' >>"${TEST_TOTALS:-/dev/null}"
+	echo "$summary" | grep -q ' 0 failed' || status=1
+done
+exit $status

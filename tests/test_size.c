@@ -1,0 +1,77 @@
+/* test_size.c - sizes with units: the parser the library's tunables and
+ * every tool option share. */
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "harness.h"
+#include "size.h"
+
+static void ok(const char *s, size_t want)
+{
+	size_t got = 0;
+	const char *why = NULL;
+	char name[96];
+	snprintf(name, sizeof name, "size '%s' = %zu", s, want);
+	int rc = ntm_parse_size(s, &got, &why);
+	t_check(rc == 0 && got == want, name, "rc %d, got %zu (%s)", rc, got,
+		why ? why : "");
+}
+
+static void bad(const char *s, const char *why_has)
+{
+	size_t got = 12345;
+	const char *why = NULL;
+	char name[96];
+	snprintf(name, sizeof name, "size '%s' rejected: %s", s ? s : "(null)",
+		 why_has);
+	int rc = ntm_parse_size(s, &got, &why);
+	t_check(rc == -1 && got == 12345 && why && strstr(why, why_has), name,
+		"rc %d, got %zu, why '%s'", rc, got, why ? why : "");
+}
+
+int main(void)
+{
+	ok("0", 0);
+	ok("1", 1);
+	ok("4096", 4096);
+	ok("64B", 64);
+	ok("4K", 4096);
+	ok("4KB", 4096);
+	ok("4kib", 4096);
+	ok("2MB", 2u << 20);
+	ok("2MiB", 2u << 20);
+	ok("128mb", 128u << 20);
+	ok("1GB", (size_t)1 << 30);
+	ok("4096MB", (size_t)4 << 30);
+	ok("3GiB", (size_t)3 << 30);
+	ok("1TB", (size_t)1 << 40);
+	ok("16 MB", 16u << 20);
+	ok("18446744073709551615", SIZE_MAX);
+	ok("16777215TB", (size_t)16777215 << 40);
+
+	bad("", "not a size");
+	bad(NULL, "not a size");
+	bad("MB", "not a size");
+	bad("-1", "not a size");
+	bad("+5", "not a size");
+	bad("1.5GB", "unknown unit");
+	bad("12Q", "unknown unit");
+	bad("12MBB", "unknown unit");
+	bad("0x10", "unknown unit");
+	bad("18446744073709551616", "too large");
+	bad("99999999999999999999999", "too large");
+	bad("16777216TB", "too large");
+	bad("18446744073709551615K", "too large");
+
+	char buf[32];
+	t_check(!strcmp(ntm_format_size(0, buf, sizeof buf), "0 B"),
+		"format 0", "%s", buf);
+	t_check(!strcmp(ntm_format_size(2u << 20, buf, sizeof buf), "2 MiB"),
+		"format 2 MiB", "%s", buf);
+	t_check(!strcmp(ntm_format_size(3u << 29, buf, sizeof buf), "1.5 GiB"),
+		"format 1.5 GiB", "%s", buf);
+	t_check(!strcmp(ntm_format_size(1000, buf, sizeof buf), "1000 B"),
+		"format 1000 B", "%s", buf);
+	return t_finish();
+}
