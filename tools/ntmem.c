@@ -12,6 +12,7 @@ static const struct {
 	const char *summary;
 } commands[] = {
 	{"info", cmd_info, "CPU features, variants, and the policy in effect"},
+	{"bench", cmd_bench, "memset/memcpy bandwidth of every variant"},
 };
 
 static void usage(FILE *f)

@@ -1,0 +1,345 @@
+/* test_bench.c - "ntmem bench": option parsing, error exits, and the
+ * JSON, CSV and SVG it writes.  Never asserts a timing. */
+#include <dirent.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "bench.h"
+#include "cli.h"
+#include "harness.h"
+
+static struct bench_opts opts;
+
+
+static size_t count_argv(char **argv)
+{
+	size_t n = 0;
+	while (argv[n])
+		n++;
+	return n;
+}
+
+static void test_valid_options(void)
+{
+	char *argv[] = {"bench", "memset", "-s", "1MB,2MiB", "-f", "stosq,glibc,stosq",
+			"-l", "2", "-r", "3", "-p", "2MB", "-k", "64KB",
+			"--value", "0x5a", "--baseline", "glibc", "--cpu", "0",
+			"--json", NULL};
+	bench_parse((int)count_argv(argv), argv, &opts);
+	int ok = opts.op == NTMEM_OP_SET && opts.nsizes == 2 &&
+		 opts.sizes[0] == (1u << 20) && opts.sizes[1] == (2u << 20) &&
+		 opts.nfns == 2 && !strcmp(opts.fns[0].name, "stosq") &&
+		 !strcmp(opts.fns[1].name, "glibc") && opts.baseline == 1 &&
+		 opts.loops == 2 && opts.runs == 3 && opts.pages == PAGES_2M &&
+		 opts.chunk == 65536 && opts.value == 0x5a && opts.cpu == 0 &&
+		 opts.json && !opts.csv;
+	t_check(ok, "bench options: every option parsed", "op %d nsizes %zu nfns %zu "
+		"baseline %ld loops %ld runs %ld chunk %zu value %d",
+		opts.op, opts.nsizes, opts.nfns, opts.baseline, opts.loops,
+		opts.runs, opts.chunk, opts.value);
+
+	char *argv2[] = {"bench", "memcpy", "-f", "glibc", NULL};
+	bench_parse(4, argv2, &opts);
+	/* The default baseline joins the run, in front; default sizes are
+	 * either kept or skipped with a note, never dropped silently. */
+	size_t size_skips = 0;
+	for (size_t i = 0; i < opts.nskipped; i++)
+		size_skips += strstr(opts.skipped[i].why, "memory") != NULL;
+	t_check(opts.op == NTMEM_OP_COPY && opts.nfns == 2 &&
+		!strcmp(opts.fns[0].name, "movsb") && opts.baseline == 0 &&
+		opts.nsizes + size_skips == 5 && opts.runs == 5 && opts.loops == 0 &&
+		opts.value == -1 && opts.pages == PAGES_4K,
+		"bench options: defaults", "nfns %zu baseline %ld nsizes %zu",
+		opts.nfns, opts.baseline, opts.nsizes);
+
+	char *argv3[] = {"bench", "memset", "--value", "7", NULL};
+	bench_parse(4, argv3, &opts);
+	int clzero_kept = fn_find(opts.fns, opts.nfns, "clzero") != NULL;
+	int clzero_noted = 0;
+	for (size_t i = 0; i < opts.nskipped; i++)
+		clzero_noted |= !strcmp(opts.skipped[i].what, "clzero") &&
+				strstr(opts.skipped[i].why, "zeros only");
+	struct ntmem_variant_info v;
+	int id = ntmem_variant_find(NTMEM_OP_SET, "clzero");
+	ntmem_variant_info(id, &v);
+	t_check(!clzero_kept && (clzero_noted || !v.supported),
+		"bench options: a zero-only function is skipped for --value 7",
+		"kept %d noted %d", clzero_kept, clzero_noted);
+}
+
+/* bench_parse in a child: its exit status and what it printed. */
+static int parse_in_child(char **argv, char *err, size_t len)
+{
+	int fds[2];
+	if (pipe(fds))
+		return -1;
+	pid_t pid = fork();
+	if (pid == 0) {
+		close(fds[0]);
+		dup2(fds[1], 2);
+		int devnull = open("/dev/null", O_WRONLY);
+		dup2(devnull, 1);
+		static struct bench_opts child;
+		bench_parse((int)count_argv(argv), argv, &child);
+		_exit(0);
+	}
+	close(fds[1]);
+	size_t got = 0;
+	ssize_t n;
+	while ((n = read(fds[0], err + got, len - 1 - got)) > 0)
+		got += (size_t)n;
+	err[got] = '\0';
+	close(fds[0]);
+	int status;
+	waitpid(pid, &status, 0);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static void test_bad_options(void)
+{
+	static const struct {
+		char *argv[10];
+		const char *must_say;
+	} cases[] = {
+		{{"bench", NULL}, "memset"},
+		{{"bench", "memmove", NULL}, "unknown benchmark"},
+		{{"bench", "memset", "-f", "nosuch", NULL}, "--function: unknown function 'nosuch'"},
+		{{"bench", "memset", "-f", "stosb,,glibc", NULL}, "--function: empty"},
+		{{"bench", "memset", "-s", "12Q", NULL}, "--size: '12Q'"},
+		{{"bench", "memset", "-s", "1MB,,2MB", NULL}, "--size: empty"},
+		{{"bench", "memset", "-s", "0", NULL}, "--size"},
+		{{"bench", "memset", "-s", "99999999999999999999", NULL}, "too large"},
+		{{"bench", "memset", "-s", "4TB", NULL}, "--size: 4 TiB: needs"},
+		{{"bench", "memset", "-s", "1MB", "-k", "2MB", NULL}, "--chunk"},
+		{{"bench", "memset", "-p", "3MB", NULL}, "--page: '3MB'"},
+		{{"bench", "memset", "-r", "0", NULL}, "--runs"},
+		{{"bench", "memset", "-l", "x", NULL}, "--nr_loops"},
+		{{"bench", "memset", "--value", "256", NULL}, "--value"},
+		{{"bench", "memset", "--value", "-1", NULL}, "--value"},
+		{{"bench", "memset", "--baseline", "nosuch", NULL}, "--baseline"},
+		{{"bench", "memset", "--json", "--csv", NULL}, "--json and --csv"},
+		{{"bench", "memset", "--bogus", NULL}, "unknown option '--bogus'"},
+		{{"bench", "memset", "-s", NULL}, "needs a value"},
+		{{"bench", "memset", "--cpu", "4000", NULL}, "--cpu"},
+		{{"bench", "memset", "extra", NULL}, "unexpected argument 'extra'"},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		char err[1024], name[160];
+		int status = parse_in_child((char **)cases[i].argv, err, sizeof err);
+		snprintf(name, sizeof name, "bench error exit 2: %s", cases[i].must_say);
+		t_check(status == 2 && strstr(err, cases[i].must_say) &&
+			strstr(err, "ntmem bench: "), name,
+			"status %d, stderr: %s", status, err);
+	}
+}
+
+static void check_result_fields(const struct t_json *r, const char *op,
+				size_t runs, int *bad, char *why, size_t len)
+{
+	static const char *const nums[] = {"size", "runs", "gbps_mean",
+					   "gbps_stdev", "gbps_median",
+					   "gbps_min", "gbps_max"};
+	const struct t_json *o = t_json_get(r, "op"), *f = t_json_get(r, "function"),
+			    *nt = t_json_get(r, "nontemporal");
+	if (!o || o->type != TJ_STRING || strcmp(o->string, op) || !f ||
+	    f->type != TJ_STRING || !nt ||
+	    (nt->type != TJ_BOOL && !(nt->type == TJ_NULL && !strcmp(f->string, "glibc")))) {
+		*bad = 1;
+		snprintf(why, len, "bad op/function/nontemporal");
+		return;
+	}
+	for (size_t i = 0; i < sizeof nums / sizeof nums[0]; i++) {
+		const struct t_json *n = t_json_get(r, nums[i]);
+		int stdev = !strcmp(nums[i], "gbps_stdev");
+		if (!n || n->type != TJ_NUMBER ||
+		    !(stdev ? n->number >= 0 : n->number > 0)) {
+			*bad = 1;
+			snprintf(why, len, "%s: %s is not a positive number",
+				 f->string, nums[i]);
+			return;
+		}
+	}
+	double lo = t_json_get(r, "gbps_min")->number,
+	       mid = t_json_get(r, "gbps_median")->number,
+	       hi = t_json_get(r, "gbps_max")->number;
+	if (!(lo <= mid && mid <= hi) || t_json_get(r, "runs")->number != (double)runs) {
+		*bad = 1;
+		snprintf(why, len, "%s: min/median/max out of order or runs wrong",
+			 f->string);
+	}
+	/* A streaming variant always reports nontemporal true. */
+	struct ntmem_variant_info v;
+	int id = ntmem_variant_find(strcmp(op, "memset") ? NTMEM_OP_COPY : NTMEM_OP_SET,
+				    f->string);
+	if (id >= 0 && ntmem_variant_info(id, &v) == 0 &&
+	    nt->type == TJ_BOOL && nt->boolean != v.streaming) {
+		*bad = 1;
+		snprintf(why, len, "%s: nontemporal is %d", f->string, nt->boolean);
+	}
+}
+
+static void test_json(const char *op)
+{
+	char cmd[256], name[96], why[256] = "";
+	snprintf(cmd, sizeof cmd, "%s bench %s -s 64KB,1MB -r 2 --json", t_ntmem(), op);
+	char *out = NULL;
+	int status = t_run(cmd, &out, NULL);
+	char err[160];
+	struct t_json *j = t_json_parse(out, err, sizeof err);
+	snprintf(name, sizeof name, "bench %s --json is valid JSON", op);
+	t_check(status == 0 && j != NULL, name, "status %d: %s", status,
+		j ? "" : err);
+
+	int bad = !j;
+	const struct t_json *results = t_json_get(j, "results");
+	struct fn all[FN_MAX];
+	size_t nall = fn_list(strcmp(op, "memset") ? NTMEM_OP_COPY : NTMEM_OP_SET,
+			      all, FN_MAX);
+	size_t supported = 0;
+	for (size_t i = 0; i < nall; i++)
+		supported += all[i].supported;
+	if (!results || results->type != TJ_ARRAY ||
+	    results->count != 2 * supported) {
+		bad = 1;
+		snprintf(why, sizeof why, "%zu results, want %zu",
+			 results ? results->count : 0, 2 * supported);
+	}
+	for (size_t i = 0; !bad && i < results->count; i++)
+		check_result_fields(&results->items[i], op, 2, &bad, why, sizeof why);
+	const struct t_json *m = t_json_get(j, "machine");
+	if (!bad && (!t_json_get(m, "cpu") || !t_json_get(m, "kernel") ||
+		     !t_json_get(m, "thp") || !t_json_get(j, "skipped"))) {
+		bad = 1;
+		snprintf(why, sizeof why, "machine facts or skipped missing");
+	}
+	snprintf(name, sizeof name, "bench %s --json has every field", op);
+	t_check(!bad, name, "%s", why);
+	t_json_free(j);
+	free(out);
+}
+
+static void test_csv(void)
+{
+	char cmd[256];
+	snprintf(cmd, sizeof cmd, "%s bench memcpy -s 64KB -r 2 -f movsb,glibc,auto --csv",
+		 t_ntmem());
+	char *out = NULL;
+	int status = t_run(cmd, &out, NULL);
+	const char *header = "op,function,nontemporal,size,runs,gbps_mean,gbps_stdev,"
+			     "gbps_median,gbps_min,gbps_max,diff_pct,pages\n";
+	int ok = status == 0 && !strncmp(out, header, strlen(header));
+	size_t rows = 0;
+	char why[200] = "";
+	for (char *line = ok ? strchr(out, '\n') + 1 : NULL; ok && line && *line;
+	     line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+		char op[16], fn[32], nt[8];
+		size_t size;
+		long runs;
+		double v[6];
+		int n = sscanf(line, "%15[^,],%31[^,],%7[^,],%zu,%ld,%lf,%lf,%lf,%lf,%lf,%lf,\"",
+			       op, fn, nt, &size, &runs, &v[0], &v[1], &v[2], &v[3], &v[4], &v[5]);
+		if (n != 11 || strcmp(op, "memcpy") || size != 65536 || runs != 2 ||
+		    (strcmp(nt, "true") && strcmp(nt, "false")) || !(v[0] > 0)) {
+			ok = 0;
+			snprintf(why, sizeof why, "bad row: %.80s", line);
+		}
+		rows++;
+	}
+	t_check(ok && rows == 3, "bench --csv: header and one row per function",
+		"status %d, %zu rows; %s", status, rows, why);
+	free(out);
+}
+
+static int leftover_tmp(const char *dir, const char *stem)
+{
+	DIR *d = opendir(dir);
+	int found = 0;
+	struct dirent *e;
+	while (d && (e = readdir(d)))
+		found |= !strncmp(e->d_name, stem, strlen(stem));
+	if (d)
+		closedir(d);
+	return found;
+}
+
+static void test_plot_and_errors(void)
+{
+	char dir[] = "/tmp/ntmem-bench-test-XXXXXX";
+	if (!mkdtemp(dir)) {
+		t_fail("bench --plot", "mkdtemp failed");
+		return;
+	}
+	char cmd[512], path[256], *out = NULL, *err = NULL;
+	snprintf(path, sizeof path, "%s/bw.svg", dir);
+	snprintf(cmd, sizeof cmd, "%s bench memset -s 64KB,256KB -r 2 -f stosq,glibc,auto --plot %s",
+		 t_ntmem(), path);
+	int status = t_run(cmd, &out, NULL);
+	FILE *f = fopen(path, "r");
+	char svg[65536] = "";
+	size_t len = f ? fread(svg, 1, sizeof svg - 1, f) : 0;
+	svg[len] = '\0';
+	if (f)
+		fclose(f);
+	t_check(status == 0 && strstr(svg, "<svg") && strstr(svg, "</svg>") &&
+		strstr(svg, "stosq") && strstr(svg, "glibc") && strstr(svg, "auto") &&
+		strstr(out, "stosq"),
+		"bench --plot writes an SVG naming every function", "status %d, %zu bytes",
+		status, len);
+	free(out);
+	out = NULL;
+
+	/* An error leaves no file behind, not even a temporary one. */
+	snprintf(path, sizeof path, "%s/never.svg", dir);
+	snprintf(cmd, sizeof cmd, "%s bench memset -s 64KB,12Q --plot %s", t_ntmem(), path);
+	status = t_run(cmd, &out, &err);
+	t_check(status == 2 && access(path, F_OK) != 0 && !leftover_tmp(dir, "never") &&
+		strstr(err, "--size") && out[0] == '\0',
+		"bench error: exit 2, nothing on stdout, no plot file", "status %d, err %s",
+		status, err);
+	free(out);
+	free(err);
+
+	snprintf(cmd, sizeof cmd, "%s bench memset -s 64KB --plot /nonexistent/dir/x.svg",
+		 t_ntmem());
+	status = t_run(cmd, &out, &err);
+	t_check(status == 2 && strstr(err, "--plot"), "bench --plot to an unwritable path: exit 2",
+		"status %d, err %s", status, err);
+	free(out);
+	free(err);
+
+	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+	if (system(cmd))
+		t_fail("cleanup", "%s", cmd);
+}
+
+static void test_help(void)
+{
+	char cmd[256], *out = NULL;
+	snprintf(cmd, sizeof cmd, "%s bench memset -f help", t_ntmem());
+	int status = t_run(cmd, &out, NULL);
+	t_check(status == 0 && strstr(out, "glibc") && strstr(out, "auto") &&
+		strstr(out, "stosq"), "bench -f help lists the functions", "status %d", status);
+	free(out);
+	snprintf(cmd, sizeof cmd, "%s bench --help", t_ntmem());
+	status = t_run(cmd, &out, NULL);
+	t_check(status == 0 && strstr(out, "Usage: ntmem bench") && strstr(out, "--nr_loops"),
+		"bench --help", "status %d", status);
+	free(out);
+}
+
+int main(void)
+{
+	cli_command = "bench";
+	test_valid_options();
+	test_bad_options();
+	test_json("memset");
+	test_json("memcpy");
+	test_csv();
+	test_plot_and_errors();
+	test_help();
+	return t_finish();
+}

@@ -1,0 +1,612 @@
+/* test_svg.c - svg_plot writes well-formed SVG that shows what it is given.
+ *
+ * Every plot is rendered into memory and read back: a small checker
+ * verifies the XML (balanced, properly nested tags, quoted attributes, no
+ * raw '&' or '<' in text, one <svg> root), then the tests count polylines
+ * and their points, look for legend names and tick labels, and check that
+ * every coordinate lies inside the viewBox. */
+#include <ctype.h>
+#include <locale.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+#include "svg.h"
+
+#define KiB 1024.0
+#define MiB (1024.0 * KiB)
+#define GiB (1024.0 * MiB)
+
+struct out {
+	char *buf;
+	size_t len;
+	int rc;
+};
+
+static struct out render(const struct plot *p)
+{
+	struct out o = { NULL, 0, -2 };
+	FILE *f = open_memstream(&o.buf, &o.len);
+	if (!f)
+		return o;
+	o.rc = svg_plot(f, p);
+	fclose(f);
+	return o;
+}
+
+static size_t name_len(const char *s)
+{
+	size_t n = 0;
+	if (!isalpha((unsigned char)*s) && *s != '_' && *s != ':')
+		return 0;
+	while (isalnum((unsigned char)s[n]) || strchr("_:.-", s[n]))
+		n++;
+	return n;
+}
+
+/* Length of the entity or character reference at s, or 0. */
+static size_t entity_len(const char *s)
+{
+	static const char *const named[] = {
+		"&amp;", "&lt;", "&gt;", "&quot;", "&apos;",
+	};
+	for (size_t i = 0; i < sizeof named / sizeof *named; i++)
+		if (!strncmp(s, named[i], strlen(named[i])))
+			return strlen(named[i]);
+	if (strncmp(s, "&#", 2))
+		return 0;
+	size_t n = 2;
+	int hex = s[n] == 'x';
+	n += hex;
+	size_t digits = 0;
+	while (hex ? isxdigit((unsigned char)s[n]) : isdigit((unsigned char)s[n]))
+		n++, digits++;
+	return digits && s[n] == ';' ? n + 1 : 0;
+}
+
+/* NULL if doc is well-formed, else what is wrong and where.  Stricter
+ * than XML in one way: a raw '>' in text counts as unescaped too. */
+static const char *xml_error(const char *doc)
+{
+	static char msg[160];
+	const char *open[64];
+	size_t open_len[64];
+	int depth = 0, roots = 0;
+	const char *s = doc;
+
+#define BAD(what) do { \
+		snprintf(msg, sizeof msg, "%s at offset %zu: %.30s", what, \
+			 (size_t)(s - doc), s); \
+		return msg; \
+	} while (0)
+
+	if (!strncmp(s, "<?xml", 5)) {
+		s = strstr(s, "?>");
+		if (!s)
+			return "unterminated XML declaration";
+		s += 2;
+	}
+	while (*s) {
+		if (*s != '<') {
+			if (!depth && !isspace((unsigned char)*s))
+				BAD("text outside the root element");
+			if (*s == '>')
+				BAD("raw '>' in text");
+			if (*s == '&' && !entity_len(s))
+				BAD("raw '&' in text");
+			s++;
+			continue;
+		}
+		if (!strncmp(s, "<!--", 4)) {
+			const char *end = strstr(s, "-->");
+			if (!end)
+				BAD("unterminated comment");
+			s = end + 3;
+			continue;
+		}
+		int closing = s[1] == '/';
+		const char *name = s + 1 + closing;
+		size_t len = name_len(name);
+		if (!len)
+			BAD("bad tag name");
+		if (closing) {
+			s = name + len;
+			while (isspace((unsigned char)*s))
+				s++;
+			if (*s != '>')
+				BAD("junk in end tag");
+			if (!depth || open_len[depth - 1] != len ||
+			    strncmp(open[depth - 1], name, len))
+				BAD("end tag does not match");
+			depth--;
+			s++;
+			continue;
+		}
+		if (!depth && (++roots > 1 || len != 3 || strncmp(name, "svg", 3)))
+			BAD("root element is not a single <svg>");
+		s = name + len;
+		for (;;) {
+			int space = 0;
+			while (isspace((unsigned char)*s))
+				s++, space = 1;
+			if (*s == '>' || !strncmp(s, "/>", 2))
+				break;
+			size_t alen = name_len(s);
+			if (!space || !alen)
+				BAD("bad attribute");
+			s += alen;
+			if (*s != '=' || (s[1] != '"' && s[1] != '\''))
+				BAD("attribute value not quoted");
+			char quote = s[1];
+			for (s += 2; *s != quote; s++) {
+				if (!*s || *s == '<')
+					BAD("'<' or end of file in attribute");
+				if (*s == '&' && !entity_len(s))
+					BAD("raw '&' in attribute");
+			}
+			s++;
+		}
+		if (*s == '/') {
+			s += 2;
+			continue;
+		}
+		if (depth == 64)
+			BAD("nested too deeply");
+		open[depth] = name;
+		open_len[depth++] = len;
+		s++;
+	}
+	if (depth)
+		return "unclosed element at end of file";
+	if (roots != 1)
+		return "no root element";
+	return NULL;
+#undef BAD
+}
+
+static size_t count(const char *s, const char *needle)
+{
+	size_t n = 0;
+	for (const char *p = strstr(s, needle); p; p = strstr(p + 1, needle))
+		n++;
+	return n;
+}
+
+/* The value of attribute name in the tag starting at tag, or NAN. */
+static double attr(const char *tag, const char *name)
+{
+	char key[32];
+	int len = snprintf(key, sizeof key, " %s=\"", name);
+	for (const char *p = tag; *p && *p != '>'; p++)
+		if (!strncmp(p, key, (size_t)len))
+			return strtod(p + len, NULL);
+	return NAN;
+}
+
+/* Points in the n-th polyline, or -1 if there is none. */
+static int polyline_points(const char *doc, size_t n)
+{
+	const char *p = doc;
+	for (size_t i = 0; p && i <= n; i++)
+		p = strstr(i ? p + 1 : p, "<polyline");
+	if (!p || !(p = strstr(p, "points=\"")))
+		return -1;
+	int pts = 0;
+	for (p += 8; *p != '"'; p++)
+		pts += *p == ',';
+	return pts;
+}
+
+/* NULL if every coordinate lies inside the viewBox, else which not. */
+static const char *outside(const char *doc)
+{
+	static char msg[120];
+	double w = NAN, h = NAN;
+	const char *vb = strstr(doc, "viewBox=\"");
+	if (!vb || sscanf(vb, "viewBox=\"0 0 %lf %lf\"", &w, &h) != 2)
+		return "no viewBox";
+	static const char *const xs[] = { "x", "x1", "x2", "cx" };
+	static const char *const ys[] = { "y", "y1", "y2", "cy" };
+	for (const char *t = strchr(doc, '<'); t; t = strchr(t + 1, '<')) {
+		for (int i = 0; i < 4; i++) {
+			double x = attr(t, xs[i]), y = attr(t, ys[i]);
+			if (!isnan(x) && !strncmp(t, "<rect", 5))
+				x += attr(t, "width");
+			if (!isnan(y) && !strncmp(t, "<rect", 5))
+				y += attr(t, "height");
+			if (x < 0 || x > w || y < 0 || y > h) {
+				snprintf(msg, sizeof msg, "%.60s", t);
+				return msg;
+			}
+		}
+		if (strncmp(t, "<polyline", 9))
+			continue;
+		const char *p = strstr(t, "points=\"");
+		for (p = p ? p + 8 : "\""; *p != '"';) {
+			char *end;
+			double x = strtod(p, &end);
+			double y = strtod(end + 1, &end);
+			if (!(x >= 0 && x <= w && y >= 0 && y <= h)) {
+				snprintf(msg, sizeof msg, "polyline point %g,%g", x, y);
+				return msg;
+			}
+			p = end + (*end == ' ');
+		}
+	}
+	return NULL;
+}
+
+/* 1 if every polyline point lies inside the plot frame (the unfilled
+ * rect) and off its edges; only the bottom edge may be touched, by zeros
+ * on a y axis that starts at 0. */
+static int inside_frame(const char *doc)
+{
+	const char *r = strstr(doc, "<rect");
+	for (; r; r = strstr(r + 1, "<rect")) {
+		const char *fill = strstr(r, " fill=\"none\"");
+		if (fill && fill < strchr(r, '>'))
+			break;
+	}
+	if (!r)
+		return 0;
+	double x0 = attr(r, "x"), y0 = attr(r, "y");
+	double x1 = x0 + attr(r, "width"), y1 = y0 + attr(r, "height");
+	for (const char *p = strstr(doc, "points=\""); p; p = strstr(p, "points=\"")) {
+		for (p += 8; *p != '"';) {
+			char *end;
+			double x = strtod(p, &end);
+			double y = strtod(end + 1, &end);
+			if (!(x > x0 + 1 && x < x1 - 1 && y > y0 + 1 && y <= y1))
+				return 0;
+			p = end + (*end == ' ');
+		}
+	}
+	return 1;
+}
+
+/* Checks every valid plot must pass; returns whether they all did. */
+static int check_doc(const char *name, const struct out *o)
+{
+	char what[96];
+	const char *err;
+	snprintf(what, sizeof what, "%s: rendered", name);
+	t_check(o->rc == 0 && o->len > 0, what, "rc %d, %zu bytes", o->rc, o->len);
+	if (o->rc)
+		return 0;
+	snprintf(what, sizeof what, "%s: well-formed", name);
+	err = xml_error(o->buf);
+	t_check(!err, what, "%s", err);
+	int ok = !err;
+	snprintf(what, sizeof what, "%s: standalone SVG", name);
+	int svg = !strncmp(o->buf, "<?xml", 5) &&
+		  strstr(o->buf, "<svg xmlns=\"http://www.w3.org/2000/svg\"");
+	t_check(svg, what, "missing XML declaration or svg namespace");
+	ok &= svg;
+	snprintf(what, sizeof what, "%s: inside the viewBox", name);
+	err = outside(o->buf);
+	t_check(!err, what, "%s", err);
+	snprintf(what, sizeof what, "%s: lines inside the frame", name);
+	int framed = inside_frame(o->buf);
+	t_check(framed, what, "a point on or outside the frame");
+	return ok && !err && framed;
+}
+
+static void test_basic(void)
+{
+	double x[] = { 1, 2, 3, 4 };
+	double y[3][4] = { { 5, 10, 20, 45 }, { 7, 8, 9, 10 }, { 30, 25, 20, 15 } };
+	struct plot_series s[] = {
+		{ "stosb", 4, x, y[0], 0 },
+		{ "nt_avx512", 4, x, y[1], 1 },
+		{ "glibc", 4, x, y[2], 0 },
+	};
+	struct plot p = { "memset", "1 thread", "size", "GB/s",
+			  AXIS_LINEAR, AXIS_LINEAR, s, 3 };
+	struct out o = render(&p);
+	if (check_doc("basic", &o)) {
+		t_check(count(o.buf, "<polyline") == 3, "basic: one polyline per series",
+			"%zu polylines", count(o.buf, "<polyline"));
+		t_check(polyline_points(o.buf, 0) == 4 && polyline_points(o.buf, 2) == 4,
+			"basic: every point drawn", "%d and %d points",
+			polyline_points(o.buf, 0), polyline_points(o.buf, 2));
+		t_check(strstr(o.buf, ">stosb<") && strstr(o.buf, ">nt_avx512<") &&
+			strstr(o.buf, ">glibc<"), "basic: legend names", "missing");
+		t_check(strstr(o.buf, ">memset<") && strstr(o.buf, ">1 thread<") &&
+			strstr(o.buf, ">size<") && strstr(o.buf, ">GB/s<"),
+			"basic: title and labels", "missing");
+		t_check(strstr(o.buf, ">0</text>") != NULL, "basic: y axis from 0",
+			"no 0 tick label");
+		t_check(count(o.buf, "stroke-dasharray") == 2,
+			"basic: dashed series dashed in plot and legend",
+			"%zu dasharrays", count(o.buf, "stroke-dasharray"));
+		t_check(count(o.buf, "<circle") == 12 + 3, "basic: a marker per point",
+			"%zu circles", count(o.buf, "<circle"));
+	}
+	free(o.buf);
+}
+
+static void test_escaping(void)
+{
+	double x[] = { 1, 2 }, y[] = { 3, 4 };
+	struct plot_series s[] = {
+		{ "a & b <c>", 2, x, y, 0 },
+		{ "it's \"quoted\"", 2, x, y, 1 },
+	};
+	struct plot p = { "R&D <memset>", "x > y & y < z", "size \"B\"", "'GB/s'",
+			  AXIS_LINEAR, AXIS_LINEAR, s, 2 };
+	struct out o = render(&p);
+	if (check_doc("escaping", &o)) {
+		t_check(strstr(o.buf, "a &amp; b &lt;c&gt;") != NULL,
+			"escaping: legend name", "escaped name missing");
+		t_check(strstr(o.buf, "it&apos;s &quot;quoted&quot;") &&
+			strstr(o.buf, "R&amp;D &lt;memset&gt;") &&
+			strstr(o.buf, "x &gt; y &amp; y &lt; z"),
+			"escaping: quotes, title and subtitle", "escaped text missing");
+		t_check(!strstr(o.buf, "a & b") && !strstr(o.buf, "<c>") &&
+			!strstr(o.buf, "<memset>"), "escaping: nothing raw",
+			"raw text in output");
+	}
+	free(o.buf);
+}
+
+static void test_dropped_points(void)
+{
+	double x[] = { 0, -4096, NAN, 4096, 8192, INFINITY, 16384, 32768 };
+	double y[] = { 1, 1, 1, 1, NAN, 1, 2, 3 };
+	double bad_x[] = { 0, -1, NAN }, bad_y[] = { 1, 2, 3 };
+	double ly[] = { 1, 0, -2, 10, 100, 1000, NAN, 5 };
+	struct plot_series s[] = {
+		{ "good", 8, x, y, 0 },
+		{ "nothing drawable", 3, bad_x, bad_y, 0 },
+		{ "no points", 0, NULL, NULL, 0 },
+		{ "log y", 8, x, ly, 1 },
+	};
+	struct plot p = { "drops", NULL, "size", "GB/s",
+			  AXIS_LOG2_BYTES, AXIS_LINEAR, s, 4 };
+	struct out o = render(&p);
+	if (check_doc("log2 x drops", &o)) {
+		t_check(count(o.buf, "<polyline") == 2,
+			"log2 x drops: no line for an empty series", "%zu polylines",
+			count(o.buf, "<polyline"));
+		t_check(polyline_points(o.buf, 0) == 3, "log2 x drops: bad points left out",
+			"%d points, want 3", polyline_points(o.buf, 0));
+		t_check(strstr(o.buf, ">nothing drawable<") && strstr(o.buf, ">no points<"),
+			"log2 x drops: empty series still in the legend", "missing");
+	}
+	free(o.buf);
+
+	/* Log on both axes: y <= 0 goes too. */
+	p.y_scale = AXIS_LOG10;
+	p.series = &s[3];
+	p.nseries = 1;
+	o = render(&p);
+	if (check_doc("log10 y drops", &o))
+		t_check(polyline_points(o.buf, 0) == 3, "log10 y drops: bad points left out",
+			"%d points, want 3 (4096, 8192 and 32768)",
+			polyline_points(o.buf, 0));
+	free(o.buf);
+}
+
+static void test_nothing_to_draw(void)
+{
+	double x[] = { NAN, 1, INFINITY }, y[] = { 1, NAN, 2 };
+	double neg[] = { -1, 0, -3 };
+	struct plot_series s[] = {
+		{ "nan", 3, x, y, 0 },
+		{ "empty", 0, x, y, 0 },
+		{ "no arrays", 3, NULL, NULL, 0 },
+		{ "non-positive", 3, neg, neg, 0 },
+	};
+	struct plot p = { "t", NULL, "x", "y", AXIS_LINEAR, AXIS_LINEAR, s, 3 };
+	struct out o = render(&p);
+	t_check(o.rc == -1 && o.len == 0, "nothing to draw: non-finite",
+		"rc %d, %zu bytes written", o.rc, o.len);
+	free(o.buf);
+
+	p.x_scale = AXIS_LOG2_BYTES;
+	p.nseries = 4;
+	o = render(&p);
+	t_check(o.rc == -1 && o.len == 0, "nothing to draw: non-positive on log",
+		"rc %d, %zu bytes written", o.rc, o.len);
+	free(o.buf);
+
+	p.nseries = 0;
+	o = render(&p);
+	t_check(o.rc == -1 && o.len == 0, "nothing to draw: no series",
+		"rc %d, %zu bytes written", o.rc, o.len);
+	free(o.buf);
+}
+
+static void test_log2_labels(void)
+{
+	double x[13], y[13];
+	for (int i = 0; i < 13; i++) {
+		x[i] = ldexp(1, 20 + i);  /* 1 MiB .. 4 GiB */
+		y[i] = 10 + i;
+	}
+	struct plot_series s[] = { { "memset", 13, x, y, 0 } };
+	struct plot p = { "sizes", NULL, "size", "GB/s",
+			  AXIS_LOG2_BYTES, AXIS_LINEAR, s, 1 };
+	struct out o = render(&p);
+	if (check_doc("log2 labels", &o)) {
+		t_check(strstr(o.buf, ">1 MiB<") && strstr(o.buf, ">1 GiB<") &&
+			strstr(o.buf, ">4 GiB<"), "log2 labels: 1 MiB, 1 GiB, 4 GiB",
+			"missing");
+		size_t n = count(o.buf, "iB</text>");
+		t_check(n >= 3 && n <= 10, "log2 labels: at most 10",
+			"%zu byte labels", n);
+	}
+	free(o.buf);
+
+	x[0] = 4 * KiB;
+	x[1] = 64 * KiB;
+	x[2] = 256 * MiB;
+	s[0].count = 3;
+	o = render(&p);
+	if (check_doc("log2 small labels", &o))
+		t_check(strstr(o.buf, ">4 KiB<") && strstr(o.buf, ">256 MiB<"),
+			"log2 small labels: 4 KiB and 256 MiB", "missing");
+	free(o.buf);
+}
+
+static void test_log10_labels(void)
+{
+	double x[] = { 1, 10, 100, 1000, 10000, 100000, 1000000 };
+	double y[] = { 0.05, 0.5, 5, 50, 500, 5000, 50000 };
+	struct plot_series s[] = { { "n", 7, x, y, 0 } };
+	struct plot p = { "decades", NULL, "n", "t",
+			  AXIS_LOG10, AXIS_LOG10, s, 1 };
+	struct out o = render(&p);
+	if (check_doc("log10", &o))
+		t_check(strstr(o.buf, ">1</text>") && strstr(o.buf, ">1000</text>") &&
+			strstr(o.buf, ">1000000</text>") && strstr(o.buf, ">0.1</text>"),
+			"log10: labels at powers of 10", "missing");
+	free(o.buf);
+
+	/* Less than a decade: still more than one label. */
+	double nx[] = { 20, 40, 80 };
+	s[0] = (struct plot_series){ "narrow", 3, nx, nx, 0 };
+	o = render(&p);
+	if (check_doc("log10 narrow", &o))
+		t_check(strstr(o.buf, ">20</text>") && strstr(o.buf, ">50</text>"),
+			"log10 narrow: 20 and 50 labelled", "missing");
+	free(o.buf);
+}
+
+/* Odd shapes: single points, negative values, long names, a legend of
+ * twenty entries; nothing may leave the image. */
+static void test_layouts(void)
+{
+	static const char *const names[] = {
+		"stosb", "nt_avx512", "glibc", "auto", "sse2", "nt_sse2", "avx",
+		"nt_avx", "avx512", "movnti", "clzero", "movdir64b", "portable",
+		"rep_movsb", "a much longer variant name than usual, to see",
+		"v15", "v16", "v17", "v18", "v19",
+	};
+	double x[6], y[20][6];
+	struct plot_series s[20];
+	for (int i = 0; i < 6; i++)
+		x[i] = ldexp(1, 16 + 3 * i);
+	for (int k = 0; k < 20; k++) {
+		for (int i = 0; i < 6; i++)
+			y[k][i] = 5 + (double)((t_rand() % 4000)) / 100;
+		s[k] = (struct plot_series){ names[k], 6, x, y[k], k % 2 };
+	}
+	struct plot p = { "twenty", "series", "size", "GB/s",
+			  AXIS_LOG2_BYTES, AXIS_LINEAR, s, 20 };
+	struct out o = render(&p);
+	if (check_doc("20 series", &o)) {
+		int all = 1;
+		for (int k = 0; k < 20; k++) {
+			char want[80];
+			snprintf(want, sizeof want, ">%s</text>", names[k]);
+			all &= strstr(o.buf, want) != NULL;
+		}
+		t_check(all && count(o.buf, "<polyline") == 20,
+			"20 series: all in plot and legend", "%zu polylines",
+			count(o.buf, "<polyline"));
+	}
+	free(o.buf);
+
+	double one_x[] = { 1 * MiB }, ya[] = { 12.5 }, yb[] = { 30 };
+	struct plot_series two[] = {
+		{ "stosb", 1, one_x, ya, 0 },
+		{ "nt_avx512", 1, one_x, yb, 1 },
+	};
+	p = (struct plot){ "one point each", NULL, "size", "GB/s",
+			   AXIS_LOG2_BYTES, AXIS_LINEAR, two, 2 };
+	o = render(&p);
+	if (check_doc("single points", &o))
+		t_check(polyline_points(o.buf, 0) == 1 && polyline_points(o.buf, 1) == 1,
+			"single points: one point per line", "%d and %d",
+			polyline_points(o.buf, 0), polyline_points(o.buf, 1));
+	free(o.buf);
+
+	double lx[] = { -50, 0, 50 }, ly[] = { -3.25, 0.01, 7 };
+	struct plot_series neg[] = { { NULL, 3, lx, ly, 0 } };
+	p = (struct plot){ NULL, NULL, NULL, NULL, AXIS_LINEAR, AXIS_LINEAR, neg, 1 };
+	o = render(&p);
+	check_doc("negative, no text", &o);
+	free(o.buf);
+
+	double same[] = { 0, 0 };
+	neg[0] = (struct plot_series){ "zeros", 2, same, same, 0 };
+	o = render(&p);
+	check_doc("all zero", &o);
+	free(o.buf);
+}
+
+/* A program that set LC_NUMERIC must still get '.' decimal points. */
+static void test_locale(void)
+{
+	static const char *const locales[] = {
+		"de_DE.UTF-8", "de_DE.utf8", "fr_FR.UTF-8", "fr_FR.utf8",
+	};
+	double x[] = { 1.5, 2.25, 3.125 }, y[] = { 0.1, 0.35, 0.2 };
+	struct plot_series s[] = { { "frac", 3, x, y, 0 } };
+	struct plot p = { "t", NULL, "x", "y", AXIS_LINEAR, AXIS_LINEAR, s, 1 };
+	struct out c = render(&p), again = render(&p);
+	t_check(c.rc == 0 && again.len == c.len && !memcmp(c.buf, again.buf, c.len),
+		"same plot, same bytes", "outputs differ");
+	const char *set = NULL;
+	for (size_t i = 0; !set && i < sizeof locales / sizeof *locales; i++)
+		set = setlocale(LC_NUMERIC, locales[i]);
+	if (set) {
+		struct out o = render(&p);
+		setlocale(LC_NUMERIC, "C");
+		t_check(o.len == c.len && !memcmp(o.buf, c.buf, c.len),
+			"locale: output unchanged under a comma locale",
+			"differs under %s", set);
+		free(o.buf);
+	} else {
+		t_skip("locale: output unchanged under a comma locale",
+		       "no de_DE or fr_FR locale installed");
+	}
+	free(c.buf);
+	free(again.buf);
+}
+
+/* The checkers themselves: each bad document must be caught. */
+static void test_checkers(void)
+{
+	static const char *const bad_xml[] = {
+		"<svg><g></svg>",                  /* unclosed */
+		"<svg><g><text></g></text></svg>", /* misnested */
+		"<svg><rect x=1/></svg>",          /* unquoted */
+		"<svg><text>a & b</text></svg>",   /* raw & */
+		"<svg><text>a > b</text></svg>",   /* raw > */
+		"<svg><g a=\"<\"/></svg>",         /* raw < in attribute */
+		"<svg/><svg/>",                    /* two roots */
+		"<html></html>",                   /* not svg */
+		"<svg></svg>x",                    /* text after the root */
+	};
+	int caught = 0;
+	for (size_t i = 0; i < sizeof bad_xml / sizeof *bad_xml; i++)
+		caught += xml_error(bad_xml[i]) != NULL;
+	t_check(caught == (int)(sizeof bad_xml / sizeof *bad_xml) &&
+		!xml_error("<?xml version=\"1.0\"?>\n<svg a='&amp;&#60;'><g/>"
+			   "<text>&lt;&#x3c;</text></svg>\n"),
+		"checker: XML errors caught", "%d of %zu caught", caught,
+		sizeof bad_xml / sizeof *bad_xml);
+	t_check(outside("<svg viewBox=\"0 0 10 10\"><polyline points=\"1,1 11,5\"/></svg>") &&
+		outside("<svg viewBox=\"0 0 10 10\"><circle cx=\"5\" cy=\"-1\"/></svg>") &&
+		outside("<svg viewBox=\"0 0 10 10\"><rect x=\"5\" y=\"0\" width=\"6\"/></svg>") &&
+		!outside("<svg viewBox=\"0 0 10 10\"><polyline points=\"1,1 10,5\"/></svg>"),
+		"checker: coordinates outside caught", "missed one");
+}
+
+int main(void)
+{
+	test_checkers();
+	test_basic();
+	test_escaping();
+	test_dropped_points();
+	test_nothing_to_draw();
+	test_log2_labels();
+	test_log10_labels();
+	test_layouts();
+	test_locale();
+	return t_finish();
+}

@@ -1,0 +1,444 @@
+/* svg.c - line plots as standalone SVG 1.1 files.
+ *
+ * The layout is computed up front from a few fixed boxes: the title block
+ * on top, tick labels and axis labels below and left of the plot area, and
+ * the legend in a column to its right.  There are no font metrics, so text
+ * widths are estimated and the margins are generous; the image grows wider
+ * for long legend names and taller for long legends rather than letting
+ * anything run off its edge.  Numbers are formatted with integer
+ * arithmetic, so a program that set LC_NUMERIC cannot put commas into the
+ * coordinates. */
+#include "svg.h"
+
+#include <math.h>
+#include <string.h>
+
+#define WIDTH      900   /* the image never gets smaller than this */
+#define HEIGHT     560
+#define MIN_PLOT_W 440   /* keep at least this much plot beside the legend */
+#define ROW        18    /* legend line height */
+#define CHAR_W     7.2   /* average glyph width at 12px, for layout only */
+#define MAX_TICKS  64
+#define LABEL_GAP  66    /* room per x tick label ("256 MiB" and a gap) */
+
+static const char *const palette[] = {
+	"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b",
+	"#e377c2", "#17becf", "#7f7f7f", "#bcbd22", "#393b79", "#637939",
+};
+#define NCOLOURS (sizeof palette / sizeof *palette)
+
+/* A formatted number; returned by value, so several can appear in one
+ * fprintf call (the temporary lives until the end of the statement). */
+struct num { char s[32]; };
+
+static struct num fx(double v, int decimals)
+{
+	struct num n;
+	long long scale = 1;
+	decimals = decimals < 0 ? 0 : decimals > 6 ? 6 : decimals;
+	for (int i = 0; i < decimals; i++)
+		scale *= 10;
+	double r = round(fabs(v) * (double)scale);
+	if (!(r < 9e15)) {  /* beyond exact integers: no fraction to show */
+		snprintf(n.s, sizeof n.s, "%.0e", v);
+		return n;
+	}
+	long long q = (long long)r;
+	int len = snprintf(n.s, sizeof n.s, "%s%lld", v < 0 && q ? "-" : "",
+			   q / scale);
+	if (decimals > 0) {  /* at most 17 + 1 + 6 characters in all */
+		n.s[len] = '.';
+		for (long long frac = q % scale, i = decimals; i > 0; i--) {
+			n.s[len + i] = (char)('0' + frac % 10);
+			frac /= 10;
+		}
+		n.s[len + decimals + 1] = '\0';
+	}
+	return n;
+}
+
+/* Text content or attribute value; XML 1.0 forbids most control
+ * characters even as references, so they become spaces. */
+static void put_escaped(FILE *f, const char *s)
+{
+	for (; s && *s; s++) {
+		switch (*s) {
+		case '&': fputs("&amp;", f); break;
+		case '<': fputs("&lt;", f); break;
+		case '>': fputs("&gt;", f); break;
+		case '"': fputs("&quot;", f); break;
+		case '\'': fputs("&apos;", f); break;
+		default: fputc((unsigned char)*s < 0x20 ? ' ' : *s, f);
+		}
+	}
+}
+
+/* Estimated width of s at 12px: one average glyph per UTF-8 character. */
+static double text_width(const char *s)
+{
+	size_t chars = 0;
+	for (; s && *s; s++)
+		chars += ((unsigned char)*s & 0xc0) != 0x80;
+	return (double)chars * CHAR_W;
+}
+
+static void text(FILE *f, double x, double y, const char *attrs,
+		 const char *s)
+{
+	fprintf(f, "<text x=\"%s\" y=\"%s\"%s>", fx(x, 2).s, fx(y, 2).s,
+		attrs);
+	put_escaped(f, s);
+	fputs("</text>\n", f);
+}
+
+/* An unterminated <line: the caller adds attributes and closes it. */
+static void line(FILE *f, double x1, double y1, double x2, double y2)
+{
+	fprintf(f, "<line x1=\"%s\" y1=\"%s\" x2=\"%s\" y2=\"%s\"",
+		fx(x1, 2).s, fx(y1, 2).s, fx(x2, 2).s, fx(y2, 2).s);
+}
+
+struct axis {
+	enum axis_scale scale;
+	double lo, hi;     /* shown range, in axis units (log2 or log10 for log) */
+	double p0, p1;     /* pixel coordinates of lo and hi */
+	int nticks, nminor;
+	double tick[MAX_TICKS], minor[MAX_TICKS];
+	char label[MAX_TICKS][40];
+};
+
+static int usable(enum axis_scale s, double v)
+{
+	return isfinite(v) && (s == AXIS_LINEAR || v > 0);
+}
+
+static double to_units(enum axis_scale s, double v)
+{
+	return s == AXIS_LOG2_BYTES ? log2(v) : s == AXIS_LOG10 ? log10(v) : v;
+}
+
+static double to_px(const struct axis *a, double u)
+{
+	if (!(a->hi > a->lo))
+		return (a->p0 + a->p1) / 2;
+	return a->p0 + (u - a->lo) / (a->hi - a->lo) * (a->p1 - a->p0);
+}
+
+/* 1, 2 or 5 times a power of ten, at least raw. */
+static double nice_step(double raw)
+{
+	double p = pow(10, floor(log10(raw)));
+	double m = raw / p;
+	return (m <= 1 ? 1 : m <= 2 ? 2 : m <= 5 ? 5 : 10) * p;
+}
+
+/* Round the range out to about six nice steps, so the frame ends on a
+ * labelled tick. */
+static void linear_ticks(struct axis *a, double lo, double hi)
+{
+	double step = nice_step((hi - lo) / 6);
+
+	a->lo = lo;
+	a->hi = hi;
+	if (!isfinite(step) || !(step > 0))  /* absurd data: no ticks */
+		return;
+	int decimals = step >= 1 ? 0 : (int)ceil(-log10(step) - 1e-9);
+	double k0 = floor(lo / step);
+	a->lo = k0 * step;
+	a->hi = ceil(hi / step) * step;
+	for (int i = 0; i < MAX_TICKS; i++) {
+		double u = (k0 + i) * step;
+		if (u > a->hi + step / 2)
+			break;
+		a->tick[a->nticks] = u;
+		snprintf(a->label[a->nticks++], sizeof a->label[0], "%s",
+			 fx(u, decimals).s);
+	}
+}
+
+/* 2^e bytes in the largest binary unit that keeps the number >= 1. */
+static void byte_label(char *buf, size_t n, long e)
+{
+	static const char *const unit[] = {
+		"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB",
+	};
+	long u = e < 0 ? 0 : e / 10 > 6 ? 6 : e / 10;
+	snprintf(buf, n, "%s %s", fx(ldexp(1, (int)(e - 10 * u)), (int)-e).s,
+		 unit[u]);
+}
+
+/* m * 10^e, plainly while that stays short. */
+static void decimal_label(char *buf, size_t n, int m, long e)
+{
+	if (e >= -4 && e <= 6)
+		snprintf(buf, n, "%s",
+			 fx(m * pow(10, (double)e), e < 0 ? (int)-e : 0).s);
+	else
+		snprintf(buf, n, "%de%ld", m, e);
+}
+
+/* Labels at every stride-th power, the stride picked so that at most
+ * max_labels fit; unlabelled powers get a small tick mark only. */
+static void log_ticks(struct axis *a, double lo, double hi, int max_labels)
+{
+	static const int strides[] = { 1, 2, 5, 10, 20, 50, 100, 200, 500 };
+	int st = 1;
+
+	a->lo = lo;
+	a->hi = hi;
+	for (size_t i = 0; i < sizeof strides / sizeof *strides; i++) {
+		st = strides[i];
+		if (floor(hi / st) - ceil(lo / st) + 1 <= max_labels)
+			break;
+	}
+	for (long e = (long)ceil(lo); e <= hi; e++) {
+		if (e % st == 0 && a->nticks < MAX_TICKS) {
+			a->tick[a->nticks] = (double)e;
+			if (a->scale == AXIS_LOG2_BYTES)
+				byte_label(a->label[a->nticks],
+					   sizeof a->label[0], e);
+			else
+				decimal_label(a->label[a->nticks],
+					      sizeof a->label[0], 1, e);
+			a->nticks++;
+		} else if (e % st && st <= 5 && a->nminor < MAX_TICKS) {
+			a->minor[a->nminor++] = (double)e;
+		}
+	}
+	/* Less than a decade shown: label 2x and 5x (then every digit). */
+	static const int mant[2][9] = { { 1, 2, 5 }, { 1, 2, 3, 4, 5, 6, 7, 8, 9 } };
+	for (int set = 0; set < 2 && a->scale == AXIS_LOG10 && a->nticks < 2;
+	     set++) {
+		a->nticks = a->nminor = 0;
+		for (long e = (long)floor(lo); e <= hi; e++) {
+			for (int j = 0; j < 9 && mant[set][j]; j++) {
+				double u = (double)e + log10(mant[set][j]);
+				if (u < lo || u > hi || a->nticks == MAX_TICKS)
+					continue;
+				a->tick[a->nticks] = u;
+				decimal_label(a->label[a->nticks++],
+					      sizeof a->label[0], mant[set][j], e);
+			}
+		}
+	}
+}
+
+/* Ticks and shown range for data spanning [lo, hi] (axis units). */
+static void set_axis(struct axis *a, enum axis_scale s, double lo, double hi,
+		     int from_zero, int max_labels)
+{
+	memset(a, 0, sizeof *a);
+	a->scale = s;
+	if (lo == hi) {  /* a single value: show some room around it */
+		double d = s != AXIS_LINEAR ? 1 : lo != 0 ? fabs(lo) / 10 : 1;
+		lo -= d;
+		hi += d;
+	}
+	double pad = (hi - lo) * 0.04;  /* keep markers off the frame */
+	lo -= pad;
+	hi += pad;
+	if (s != AXIS_LINEAR)
+		log_ticks(a, lo, hi, max_labels);
+	else
+		linear_ticks(a, from_zero ? 0 : lo, hi);
+}
+
+static int point_ok(const struct plot *p, const struct plot_series *s,
+		    size_t i)
+{
+	return usable(p->x_scale, s->x[i]) && usable(p->y_scale, s->y[i]);
+}
+
+/* Range of the drawable points, in axis units, as x lo, x hi, y lo, y hi;
+ * returns how many points there are. */
+static size_t data_range(const struct plot *p, double r[4])
+{
+	size_t n = 0;
+	r[0] = r[2] = INFINITY;
+	r[1] = r[3] = -INFINITY;
+	for (size_t k = 0; p->series && k < p->nseries; k++) {
+		const struct plot_series *s = &p->series[k];
+		for (size_t i = 0; s->x && s->y && i < s->count; i++) {
+			if (!point_ok(p, s, i))
+				continue;
+			double x = to_units(p->x_scale, s->x[i]);
+			double y = to_units(p->y_scale, s->y[i]);
+			r[0] = fmin(r[0], x);
+			r[1] = fmax(r[1], x);
+			r[2] = fmin(r[2], y);
+			r[3] = fmax(r[3], y);
+			n++;
+		}
+	}
+	return n;
+}
+
+/* Stroke attributes of series k, shared by its line and legend sample. */
+static void style(FILE *f, size_t k, const struct plot_series *s)
+{
+	fprintf(f, " stroke=\"%s\" stroke-width=\"1.8\"%s", palette[k % NCOLOURS],
+		s->dashed ? " stroke-dasharray=\"7,4\"" : "");
+}
+
+/* Colours repeat after NCOLOURS series; the repeats get hollow markers. */
+static void marker(FILE *f, size_t k, double x, double y)
+{
+	fprintf(f, "<circle cx=\"%s\" cy=\"%s\" r=\"3\" fill=\"%s\" stroke=\"%s\" stroke-width=\"1.5\"/>\n",
+		fx(x, 2).s, fx(y, 2).s, k < NCOLOURS ? palette[k] : "white",
+		palette[k % NCOLOURS]);
+}
+
+static void draw_series(FILE *f, const struct plot *p, size_t k,
+			const struct axis *ax, const struct axis *ay)
+{
+	const struct plot_series *s = &p->series[k];
+	size_t n = 0;
+
+	for (size_t i = 0; s->x && s->y && i < s->count; i++)
+		n += point_ok(p, s, i);
+	if (!n)
+		return;
+	fputs("<g>\n<title>", f);
+	put_escaped(f, s->name);
+	fputs("</title>\n<polyline fill=\"none\"", f);
+	style(f, k, s);
+	fputs(" points=\"", f);
+	for (size_t i = 0, j = 0; i < s->count; i++) {
+		if (point_ok(p, s, i))
+			fprintf(f, "%s%s,%s", j++ ? " " : "",
+				fx(to_px(ax, to_units(p->x_scale, s->x[i])), 2).s,
+				fx(to_px(ay, to_units(p->y_scale, s->y[i])), 2).s);
+	}
+	fputs("\"/>\n", f);
+	for (size_t i = 0; i < s->count; i++) {
+		if (point_ok(p, s, i))
+			marker(f, k, to_px(ax, to_units(p->x_scale, s->x[i])),
+			       to_px(ay, to_units(p->y_scale, s->y[i])));
+	}
+	fputs("</g>\n", f);
+}
+
+static void draw_axes(FILE *f, const struct plot *p, const struct axis *ax,
+		      const struct axis *ay)
+{
+	double l = ax->p0, r = ax->p1, b = ay->p0, t = ay->p1;
+
+	fputs("<g stroke=\"#e4e4e4\" stroke-width=\"1\">\n", f);
+	for (int i = 0; i < ax->nticks; i++) {
+		line(f, to_px(ax, ax->tick[i]), t, to_px(ax, ax->tick[i]), b);
+		fputs("/>\n", f);
+	}
+	for (int i = 0; i < ay->nticks; i++) {
+		line(f, l, to_px(ay, ay->tick[i]), r, to_px(ay, ay->tick[i]));
+		fputs("/>\n", f);
+	}
+	/* Tick marks: 6px where labelled, 3px at the other powers. */
+	fputs("</g>\n<g stroke=\"#333333\" stroke-width=\"1\">\n", f);
+	for (int i = 0; i < ax->nticks + ax->nminor; i++) {
+		int minor = i >= ax->nticks;
+		double x = to_px(ax, minor ? ax->minor[i - ax->nticks] : ax->tick[i]);
+		line(f, x, b, x, b + (minor ? 3 : 6));
+		fputs("/>\n", f);
+	}
+	for (int i = 0; i < ay->nticks + ay->nminor; i++) {
+		int minor = i >= ay->nticks;
+		double y = to_px(ay, minor ? ay->minor[i - ay->nticks] : ay->tick[i]);
+		line(f, l - (minor ? 3 : 6), y, l, y);
+		fputs("/>\n", f);
+	}
+	fputs("</g>\n<g fill=\"#222222\">\n", f);
+	for (int i = 0; i < ax->nticks; i++)
+		text(f, to_px(ax, ax->tick[i]), b + 20, " text-anchor=\"middle\"",
+		     ax->label[i]);
+	for (int i = 0; i < ay->nticks; i++)
+		text(f, l - 9, to_px(ay, ay->tick[i]) + 4, " text-anchor=\"end\"",
+		     ay->label[i]);
+	if (p->x_label)
+		text(f, (l + r) / 2, b + 44,
+		     " text-anchor=\"middle\" font-size=\"13\"", p->x_label);
+	if (p->y_label) {
+		fprintf(f, "<text transform=\"translate(22,%s) rotate(-90)\" text-anchor=\"middle\" font-size=\"13\">",
+			fx((t + b) / 2, 2).s);
+		put_escaped(f, p->y_label);
+		fputs("</text>\n", f);
+	}
+	fputs("</g>\n", f);
+}
+
+/* One row per series, in a framed box whose top-left corner is (x, y). */
+static void draw_legend(FILE *f, const struct plot *p, double x, double y,
+			double w)
+{
+	fprintf(f, "<rect x=\"%s\" y=\"%s\" width=\"%s\" height=\"%s\" fill=\"white\" stroke=\"#cccccc\"/>\n",
+		fx(x, 2).s, fx(y, 2).s, fx(w, 2).s,
+		fx((double)p->nseries * ROW + 12, 2).s);
+	for (size_t k = 0; k < p->nseries; k++) {
+		double cy = y + 6 + ROW * ((double)k + 0.5);
+		line(f, x + 8, cy, x + 36, cy);
+		style(f, k, &p->series[k]);
+		fputs("/>\n", f);
+		marker(f, k, x + 22, cy);
+		text(f, x + 44, cy + 4, "", p->series[k].name);
+	}
+}
+
+int svg_plot(FILE *f, const struct plot *p)
+{
+	double r[4];
+	if (!f || !p || !data_range(p, r))
+		return -1;
+
+	struct axis ax, ay;
+	set_axis(&ay, p->y_scale, r[2], r[3],
+		 p->y_scale == AXIS_LINEAR && r[2] >= 0, 10);
+
+	/* Left to right: y label, y tick labels, plot area, legend. */
+	double label_w = 0, name_w = 0;
+	for (int i = 0; i < ay.nticks; i++)
+		label_w = fmax(label_w, text_width(ay.label[i]));
+	for (size_t k = 0; k < p->nseries; k++)
+		name_w = fmax(name_w, text_width(p->series[k].name));
+	double left = fmax(64, 46 + label_w);
+	double legend_w = 52 + name_w;
+	double width = ceil(fmax(WIDTH, left + MIN_PLOT_W + 20 + legend_w + 12));
+	double right = width - 12 - legend_w - 20;
+	/* The x tick labels sit side by side: at most as many as fit. */
+	set_axis(&ax, p->x_scale, r[0], r[1], 0,
+		 (int)fmin(10, (right - left) / LABEL_GAP));
+
+	/* Top to bottom: title, subtitle, plot area as tall as the legend at
+	 * least, x tick labels, x label. */
+	double top = p->subtitle ? 72 : 52;
+	double legend_h = (double)p->nseries * ROW + 12;
+	double height = ceil(fmax(HEIGHT, top + legend_h + 62));
+	double bottom = height - 62;
+
+	ax.p0 = left;
+	ax.p1 = right;
+	ay.p0 = bottom;
+	ay.p1 = top;
+
+	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+		"<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"%s\" height=\"%s\" viewBox=\"0 0 %s %s\" font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\" font-size=\"12\">\n"
+		"<rect x=\"0\" y=\"0\" width=\"%s\" height=\"%s\" fill=\"white\"/>\n",
+		fx(width, 0).s, fx(height, 0).s, fx(width, 0).s,
+		fx(height, 0).s, fx(width, 0).s, fx(height, 0).s);
+	if (p->title)
+		text(f, width / 2, 30,
+		     " text-anchor=\"middle\" font-size=\"18\" font-weight=\"bold\"",
+		     p->title);
+	if (p->subtitle)
+		text(f, width / 2, 52,
+		     " text-anchor=\"middle\" font-size=\"13\" fill=\"#555555\"",
+		     p->subtitle);
+	draw_axes(f, p, &ax, &ay);
+	for (size_t k = 0; k < p->nseries; k++)
+		draw_series(f, p, k, &ax, &ay);
+	/* Frame after the lines, so no line or marker covers it. */
+	fprintf(f, "<rect x=\"%s\" y=\"%s\" width=\"%s\" height=\"%s\" fill=\"none\" stroke=\"#333333\"/>\n",
+		fx(left, 2).s, fx(top, 2).s, fx(right - left, 2).s,
+		fx(bottom - top, 2).s);
+	draw_legend(f, p, right + 20, top, legend_w);
+	fputs("</svg>\n", f);
+	return 0;
+}
