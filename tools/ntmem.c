@@ -13,6 +13,7 @@ static const struct {
 } commands[] = {
 	{"info", cmd_info, "CPU features, variants, and the policy in effect"},
 	{"bench", cmd_bench, "memset/memcpy bandwidth of every variant"},
+	{"calibrate", cmd_calibrate, "measure the streaming crossover, write a profile"},
 };
 
 static void usage(FILE *f)

@@ -1,0 +1,638 @@
+/* calibrate.c - "ntmem calibrate": measure, on this machine, which cached
+ * and which streaming variant are fastest and from which size streaming
+ * wins; write them to the profile libntmem reads. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "bench.h"
+#include "cli.h"
+#include "commands.h"
+#include "cpu.h"
+#include "json.h"
+#include "measure.h"
+#include "profile.h"
+#include "size.h"
+
+#define KiB ((size_t)1 << 10)
+#define MiB ((size_t)1 << 20)
+#define GiB ((size_t)1 << 30)
+#define MEMORY_HEADROOM (512 * MiB)
+/* Streaming counts as winning when it is at most this much slower: a
+ * tie goes to streaming, which spares everyone else's cache. */
+#define TIE_RATIO 0.97
+/* The value memset is calibrated with: clearing is the common case. */
+#define CALIBRATION_VALUE 0
+
+struct effort {
+	const char *name;
+	size_t grid_lo, grid_hi;  /* crossover search range, powers of 2 */
+	int reps;                 /* paired runs per size */
+	int refinements;          /* bisection steps below the first win */
+};
+
+static const struct effort efforts[] = {
+	{"quick", 2 * MiB, 128 * MiB, 5, 0},
+	{"default", 1 * MiB, 512 * MiB, 5, 1},
+	{"thorough", 1 * MiB, 4 * GiB, 9, 2},
+};
+
+/* The cached variant serves every size below the threshold, and every
+ * size when streaming never wins: judge it over the whole range. */
+static const size_t cached_pick_sizes[] = {64 * KiB, 1 * MiB, 4 * MiB,
+					   16 * MiB, 64 * MiB, 256 * MiB};
+#define NCACHED_PICK_SIZES (sizeof cached_pick_sizes / sizeof cached_pick_sizes[0])
+
+struct crossover_point {
+	size_t size;
+	double ratio;   /* median of streaming / cached GB/s over paired runs */
+	int wins;       /* paired runs streaming won */
+	double cached_gbps, streaming_gbps;  /* medians */
+};
+
+#define MAX_POINTS 32
+#define MAX_CANDIDATES 16
+
+struct candidate_score {
+	const struct fn *fn;
+	double score;   /* worst fraction of the best, over the sizes */
+};
+
+struct op_result {
+	enum ntmem_op op;
+	struct fn fns[FN_MAX];
+	size_t nfns;
+	struct candidate_score cached[MAX_CANDIDATES], streaming[MAX_CANDIDATES];
+	size_t ncached, nstreaming;
+	size_t ncached_pick_sizes;
+	size_t stream_pick_sizes[1];
+	size_t nstream_pick_sizes;
+	const struct fn *best_cached, *best_streaming;
+	struct crossover_point points[MAX_POINTS];
+	size_t npoints;
+	size_t threshold;         /* SIZE_MAX: never */
+	int confident;
+	char confidence[256];
+	char verdict[256];
+};
+
+struct options {
+	const struct effort *effort;
+	const char *output;
+	int dry_run, json, cpu, progress;
+};
+
+static const char *op_name(enum ntmem_op op)
+{
+	return op == NTMEM_OP_SET ? "memset" : "memcpy";
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: ntmem calibrate [OPTIONS]\n"
+		"Measure which cached and which streaming variant are fastest here,\n"
+		"and from which size streaming wins, for memset and memcpy; write\n"
+		"the result to the profile libntmem reads.\n"
+		"\n"
+		"Options:\n"
+		"      --quick          a few seconds: sizes 2 MiB-128 MiB, 5 runs each\n"
+		"      --thorough       a minute or two: sizes 1 MiB-4 GiB, 9 runs each\n"
+		"                       (default: 1 MiB-512 MiB, 5 runs each)\n"
+		"  -o, --output PATH    write the profile to PATH (default: the path\n"
+		"                       libntmem reads; see ntmem info)\n"
+		"  -n, --dry-run        measure and report, write nothing\n"
+		"      --json           the report as one JSON object on stdout\n"
+		"      --cpu N          pin to CPU N (default: the CPU it starts on)\n"
+		"  -h, --help           show this help\n"
+		"\n"
+		"memset is calibrated writing zeros, on 4 KiB pages.  Sizes that do\n"
+		"not fit in available memory are left out of the search.\n");
+}
+
+static void parse(int argc, char **argv, struct options *o)
+{
+	enum { OPT_QUICK = 256, OPT_THOROUGH, OPT_JSON, OPT_CPU };
+	static const struct option longopts[] = {
+		{"quick", no_argument, NULL, OPT_QUICK},
+		{"thorough", no_argument, NULL, OPT_THOROUGH},
+		{"output", required_argument, NULL, 'o'},
+		{"dry-run", no_argument, NULL, 'n'},
+		{"json", no_argument, NULL, OPT_JSON},
+		{"cpu", required_argument, NULL, OPT_CPU},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	memset(o, 0, sizeof *o);
+	o->effort = &efforts[1];
+	o->cpu = -1;
+	int c, efforts_given = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":o:nh", longopts, NULL)) != -1) {
+		switch (c) {
+		case OPT_QUICK:
+			o->effort = &efforts[0];
+			efforts_given++;
+			break;
+		case OPT_THOROUGH:
+			o->effort = &efforts[2];
+			efforts_given++;
+			break;
+		case 'o':
+			if (!optarg[0])
+				cli_usage_error("--output: empty path");
+			o->output = optarg;
+			break;
+		case 'n':
+			o->dry_run = 1;
+			break;
+		case OPT_JSON:
+			o->json = 1;
+			break;
+		case OPT_CPU:
+			o->cpu = (int)cli_long("--cpu", optarg, 0, 4095);
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		case ':':
+			cli_usage_error("option '%s' needs a value", argv[optind - 1]);
+		default:
+			cli_usage_error("unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		cli_usage_error("unexpected argument '%s'", argv[optind]);
+	if (efforts_given > 1)
+		cli_usage_error("--quick and --thorough: choose one");
+	if (o->cpu < 0)
+		o->cpu = current_cpu();
+	if (o->cpu >= 0 && pin_to_cpu(o->cpu))
+		cli_usage_error("--cpu: cannot run on CPU %d", o->cpu);
+}
+
+static double median(double *v, size_t n)
+{
+	return stats_of(v, n).median;
+}
+
+struct buffers {
+	struct buffer dst, src;
+	int copy;
+};
+
+static void progress(const struct options *o, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void progress(const struct options *o, const char *fmt, ...)
+{
+	if (!o->progress)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	fprintf(stderr, "\r\033[Kcalibrating: ");
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fflush(stderr);
+}
+
+/* Median GB/s of each of fns[0..n) at size, runs interleaved. */
+static void measure_medians(const struct buffers *b, const struct fn *const *fns,
+			    size_t n, size_t size, int reps, double *out)
+{
+	double samples[MAX_CANDIDATES][64];
+	long loops[MAX_CANDIDATES];
+	const unsigned char *src = b->copy ? b->src.p : NULL;
+	for (size_t i = 0; i < n; i++)
+		loops[i] = bench_auto_loops(fns[i], b->dst.p, src, size, 0,
+					    CALIBRATION_VALUE);
+	for (int r = 0; r < reps; r++)
+		for (size_t k = 0; k < n; k++) {
+			/* Rotate the order each run: no one always goes first. */
+			size_t i = (k + (size_t)r) % n;
+			samples[i][r] = bench_run(fns[i], b->dst.p, src, size, 0,
+						  CALIBRATION_VALUE, loops[i]);
+		}
+	for (size_t i = 0; i < n; i++)
+		out[i] = median(samples[i], (size_t)reps);
+}
+
+/* Score every candidate by its worst fraction of the best at any of the
+ * sizes; the most robust one wins, earlier ones on a tie. */
+static const struct fn *pick(const struct options *o, const struct buffers *b,
+			     const struct fn *const *cands, size_t n,
+			     const size_t *sizes, size_t nsizes,
+			     struct candidate_score *scores)
+{
+	for (size_t i = 0; i < n; i++)
+		scores[i] = (struct candidate_score){cands[i], INFINITY};
+	for (size_t s = 0; s < nsizes; s++) {
+		double med[MAX_CANDIDATES], best = 0;
+		char sz[32];
+		progress(o, "%s variants at %s", cands[0]->streaming ? "streaming" : "cached",
+			 ntm_format_size(sizes[s], sz, sizeof sz));
+		measure_medians(b, cands, n, sizes[s], o->effort->reps, med);
+		for (size_t i = 0; i < n; i++)
+			best = fmax(best, med[i]);
+		for (size_t i = 0; i < n; i++)
+			scores[i].score = fmin(scores[i].score, med[i] / best);
+	}
+	size_t winner = 0;
+	for (size_t i = 1; i < n; i++)
+		if (scores[i].score > scores[winner].score)
+			winner = i;
+	return cands[winner];
+}
+
+static void measure_point(const struct options *o, const struct buffers *b,
+			  const struct op_result *r, size_t size,
+			  struct crossover_point *p)
+{
+	int reps = o->effort->reps;
+	const unsigned char *src = b->copy ? b->src.p : NULL;
+	const struct fn *c = r->best_cached, *s = r->best_streaming;
+	long lc = bench_auto_loops(c, b->dst.p, src, size, 0, CALIBRATION_VALUE);
+	long ls = bench_auto_loops(s, b->dst.p, src, size, 0, CALIBRATION_VALUE);
+	double ratios[64], cg[64], sg[64];
+	char sz[32];
+	progress(o, "%s crossover at %s", op_name(r->op),
+		 ntm_format_size(size, sz, sizeof sz));
+	p->size = size;
+	p->wins = 0;
+	for (int i = 0; i < reps; i++) {
+		/* Paired runs, alternating which goes first. */
+		if (i % 2) {
+			sg[i] = bench_run(s, b->dst.p, src, size, 0, CALIBRATION_VALUE, ls);
+			cg[i] = bench_run(c, b->dst.p, src, size, 0, CALIBRATION_VALUE, lc);
+		} else {
+			cg[i] = bench_run(c, b->dst.p, src, size, 0, CALIBRATION_VALUE, lc);
+			sg[i] = bench_run(s, b->dst.p, src, size, 0, CALIBRATION_VALUE, ls);
+		}
+		ratios[i] = sg[i] / cg[i];
+		p->wins += sg[i] > cg[i];
+	}
+	p->ratio = median(ratios, (size_t)reps);
+	p->cached_gbps = median(cg, (size_t)reps);
+	p->streaming_gbps = median(sg, (size_t)reps);
+}
+
+static int point_streams(const struct crossover_point *p)
+{
+	return p->ratio >= TIE_RATIO;
+}
+
+/* Streaming keeps up from point i when it does at i and, by the median,
+ * over every larger size: one noisy size cannot flip the answer. */
+static int keeps_up_from(const struct op_result *r, size_t i)
+{
+	double ratios[MAX_POINTS];
+	size_t n = 0;
+	for (size_t k = i; k < r->npoints; k++)
+		ratios[n++] = r->points[k].ratio;
+	return point_streams(&r->points[i]) && median(ratios, n) >= TIE_RATIO;
+}
+
+static void insert_point(struct op_result *r, const struct crossover_point *p)
+{
+	size_t i = r->npoints;
+	while (i > 0 && r->points[i - 1].size > p->size) {
+		r->points[i] = r->points[i - 1];
+		i--;
+	}
+	r->points[i] = *p;
+	r->npoints++;
+}
+
+/* The crossover: the smallest size from which streaming keeps up,
+ * refined by bisection (in log space) below it. */
+static void find_threshold(const struct options *o, const struct buffers *b,
+			   struct op_result *r, size_t hi)
+{
+	for (size_t size = o->effort->grid_lo; size <= hi && r->npoints < MAX_POINTS;
+	     size *= 2) {
+		struct crossover_point p;
+		measure_point(o, b, r, size, &p);
+		insert_point(r, &p);
+	}
+	size_t first = r->npoints;  /* index of the first size streaming keeps */
+	for (size_t i = r->npoints; i-- > 0;)
+		if (keeps_up_from(r, i))
+			first = i;
+	if (first == r->npoints) {
+		r->threshold = SIZE_MAX;
+		return;
+	}
+	size_t lo_size = first ? r->points[first - 1].size : 0;
+	size_t hi_size = r->points[first].size;
+	for (int k = 0; k < o->effort->refinements && lo_size; k++) {
+		size_t mid = (size_t)sqrt((double)lo_size * (double)hi_size);
+		mid = (mid + MiB - 1) / MiB * MiB;
+		if (mid <= lo_size || mid >= hi_size || r->npoints == MAX_POINTS)
+			break;
+		struct crossover_point p;
+		measure_point(o, b, r, mid, &p);
+		insert_point(r, &p);
+		if (point_streams(&p))
+			hi_size = mid;
+		else
+			lo_size = mid;
+	}
+	r->threshold = hi_size;
+}
+
+/* How sure: streaming must have won most paired runs from the threshold
+ * up, and cached most just below it, by more than the noise allowance. */
+static void judge(const struct options *o, struct op_result *r)
+{
+	char t[32], sz[32];
+	int reps = o->effort->reps;
+	const struct crossover_point *last = &r->points[r->npoints - 1];
+	if (r->threshold == SIZE_MAX) {
+		snprintf(r->verdict, sizeof r->verdict,
+			 "streaming %s never wins up to %s (%.2fx there): stay cached",
+			 op_name(r->op), ntm_format_size(last->size, sz, sizeof sz),
+			 last->ratio);
+		r->confident = last->wins * 4 <= reps;
+		snprintf(r->confidence, sizeof r->confidence,
+			 "%s: cached won %d of %d paired runs at %s",
+			 r->confident ? "sure" : "not sure", reps - last->wins, reps, sz);
+		return;
+	}
+	ntm_format_size(r->threshold, t, sizeof t);
+	double above[MAX_POINTS];
+	size_t nabove = 0;
+	for (size_t i = 0; i < r->npoints; i++)
+		if (r->points[i].size >= r->threshold)
+			above[nabove++] = r->points[i].ratio;
+	snprintf(r->verdict, sizeof r->verdict,
+		 "streaming %s wins from %s up (%.2fx by the median from there, "
+		 "%.2fx at %s)", op_name(r->op), t, median(above, nabove),
+		 last->ratio, ntm_format_size(last->size, sz, sizeof sz));
+	int min_wins = reps;
+	for (size_t i = 0; i < r->npoints; i++)
+		if (r->points[i].size >= r->threshold && r->points[i].wins < min_wins)
+			min_wins = r->points[i].wins;
+	const struct crossover_point *below = NULL;
+	for (size_t i = 0; i < r->npoints; i++)
+		if (r->points[i].size < r->threshold)
+			below = &r->points[i];
+	/* "Most" is two thirds: 5 of 7 paired runs, 3 of 5. */
+	int clear_above = min_wins * 3 >= reps * 2;
+	int clear_below = !below || (below->wins * 3 <= reps && below->ratio < TIE_RATIO);
+	r->confident = clear_above && clear_below;
+	if (r->confident)
+		snprintf(r->confidence, sizeof r->confidence,
+			 "sure: streaming won at least %d of %d paired runs at every "
+			 "size from %s up%s", min_wins, reps, t,
+			 below ? " and at most a third just below" : "");
+	else if (!clear_above)
+		snprintf(r->confidence, sizeof r->confidence,
+			 "not sure: from %s up streaming won as few as %d of %d paired "
+			 "runs; the two are close there, so the exact threshold "
+			 "matters little", t, min_wins, reps);
+	else
+		snprintf(r->confidence, sizeof r->confidence,
+			 "not sure: just below, at %s, streaming still won %d of %d "
+			 "paired runs (%.2fx); the two are close there, so the exact "
+			 "threshold matters little",
+			 ntm_format_size(below->size, sz, sizeof sz), below->wins,
+			 reps, below->ratio);
+}
+
+static int alloc_buffers(struct buffers *b, enum ntmem_op op, size_t size)
+{
+	char why[160];
+	b->copy = op == NTMEM_OP_COPY;
+	if (buffer_alloc(&b->dst, size, PAGES_4K, why, sizeof why))
+		cli_fail("cannot allocate %zu bytes: %s", size, why);
+	if (b->copy) {
+		if (buffer_alloc(&b->src, size, PAGES_4K, why, sizeof why))
+			cli_fail("cannot allocate %zu bytes: %s", size, why);
+		uint64_t x = 0x9e3779b97f4a7c15ull;
+		for (size_t i = 0; i + 8 <= size; i += 8) {
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+			memcpy(b->src.p + i, &x, 8);
+		}
+	}
+	return 0;
+}
+
+static void calibrate_op(const struct options *o, struct op_result *r,
+			 size_t memory)
+{
+	r->nfns = fn_list(r->op, r->fns, FN_MAX);
+	const struct fn *cached[MAX_CANDIDATES], *streaming[MAX_CANDIDATES];
+	for (size_t i = 0; i < r->nfns; i++) {
+		const struct fn *f = &r->fns[i];
+		if (f->kind != FN_VARIANT || !f->supported)
+			continue;
+		if (f->streaming && r->nstreaming < MAX_CANDIDATES)
+			streaming[r->nstreaming++] = f;
+		else if (!f->streaming && r->ncached < MAX_CANDIDATES)
+			cached[r->ncached++] = f;
+	}
+
+	/* The largest size that fits, for each buffer. */
+	size_t per_buffer = memory / (r->op == NTMEM_OP_COPY ? 2 : 1);
+	size_t hi = o->effort->grid_hi;
+	while (hi > o->effort->grid_lo && hi > per_buffer)
+		hi /= 2;
+	if (hi > per_buffer)
+		cli_fail("not enough memory: %s needs at least %zu MiB",
+			 op_name(r->op), o->effort->grid_lo / MiB *
+			 (r->op == NTMEM_OP_COPY ? 2 : 1));
+	struct buffers b;
+	alloc_buffers(&b, r->op, hi);
+
+	size_t ncached_sizes = 0;
+	while (ncached_sizes < NCACHED_PICK_SIZES &&
+	       cached_pick_sizes[ncached_sizes] <= hi)
+		ncached_sizes++;
+	r->ncached_pick_sizes = ncached_sizes;
+	r->best_cached = pick(o, &b, cached, r->ncached, cached_pick_sizes,
+			      ncached_sizes, r->cached);
+	r->best_streaming = NULL;
+	if (r->nstreaming) {
+		size_t cache = ntm_cpu_caches(ntm_cpu()).l3;
+		size_t big = cache * 4 > 256 * MiB ? cache * 4 : 256 * MiB;
+		r->stream_pick_sizes[0] = big < hi ? big : hi;
+		r->nstream_pick_sizes = 1;
+		r->best_streaming = pick(o, &b, streaming, r->nstreaming,
+					 r->stream_pick_sizes,
+					 r->nstream_pick_sizes, r->streaming);
+		find_threshold(o, &b, r, hi);
+		judge(o, r);
+	} else {
+		r->threshold = SIZE_MAX;
+		snprintf(r->verdict, sizeof r->verdict,
+			 "no streaming %s variant runs on this CPU", op_name(r->op));
+		snprintf(r->confidence, sizeof r->confidence, "nothing to measure");
+		r->confident = 1;
+	}
+	buffer_free(&b.dst);
+	if (b.copy)
+		buffer_free(&b.src);
+}
+
+static void print_scores(const char *what, const struct candidate_score *s,
+			 size_t n, const struct fn *chosen, const size_t *sizes,
+			 size_t nsizes)
+{
+	char sz[32];
+	printf("  %s variants, worst fraction of the best at", what);
+	for (size_t i = 0; i < nsizes; i++)
+		printf("%s %s", i ? "," : "", ntm_format_size(sizes[i], sz, sizeof sz));
+	printf(":\n   ");
+	for (size_t i = 0; i < n; i++)
+		printf(" %s %.2f%s", s[i].fn->name, s[i].score,
+		       s[i].fn == chosen ? " (chosen)" : "");
+	printf("\n");
+}
+
+static void print_text(const struct options *o, const struct op_result *res,
+		       const char *path, const char *status)
+{
+	const struct cpu *cpu = ntm_cpu();
+	char sz[32];
+	printf("ntmem calibrate (%s): %s, %u online CPUs, pinned to CPU %d\n",
+	       o->effort->name, cpu->brand[0] ? cpu->brand : "unknown CPU",
+	       cpu->online_cpus, o->cpu);
+	for (int op = 0; op < 2; op++) {
+		const struct op_result *r = &res[op];
+		printf("\n%s%s\n", op_name(r->op),
+		       r->op == NTMEM_OP_SET ? " (writing zeros)" : " (random source bytes)");
+		print_scores("cached", r->cached, r->ncached, r->best_cached,
+			     cached_pick_sizes, r->ncached_pick_sizes);
+		if (!r->best_streaming) {
+			printf("  %s\n", r->verdict);
+			continue;
+		}
+		print_scores("streaming", r->streaming, r->nstreaming,
+			     r->best_streaming, r->stream_pick_sizes,
+			     r->nstream_pick_sizes);
+		printf("  crossover, %s against %s (median of %d paired runs):\n",
+		       r->best_streaming->name, r->best_cached->name, o->effort->reps);
+		printf("  %10s %10s %10s %8s %6s\n", "size", r->best_cached->name,
+		       r->best_streaming->name, "ratio", "wins");
+		for (size_t i = 0; i < r->npoints; i++) {
+			const struct crossover_point *p = &r->points[i];
+			printf("  %10s %10.2f %10.2f %7.2fx %3d/%-2d%s\n",
+			       ntm_format_size(p->size, sz, sizeof sz), p->cached_gbps,
+			       p->streaming_gbps, p->ratio, p->wins, o->effort->reps,
+			       p->size == r->threshold ? "  <- threshold" : "");
+		}
+		printf("  %s\n  %s\n", r->verdict, r->confidence);
+	}
+	printf("\nVerdict: %s; %s\n", res[0].verdict, res[1].verdict);
+	printf("%s%s\n", status, path ? path : "");
+}
+
+static void print_json(const struct options *o, const struct op_result *res,
+		       const char *path, int written)
+{
+	struct json j;
+	json_start(&j, stdout);
+	json_string(&j, "command", "calibrate");
+	json_string(&j, "effort", o->effort->name);
+	json_int(&j, "cpu", o->cpu);
+	json_array(&j, "operations");
+	for (int op = 0; op < 2; op++) {
+		const struct op_result *r = &res[op];
+		json_object(&j, NULL);
+		json_string(&j, "op", op_name(r->op));
+		json_string(&j, "cached", r->best_cached->name);
+		json_string(&j, "streaming", r->best_streaming ? r->best_streaming->name : NULL);
+		if (r->threshold == SIZE_MAX)
+			json_null(&j, "threshold");
+		else
+			json_uint(&j, "threshold", r->threshold);
+		json_string(&j, "verdict", r->verdict);
+		json_bool(&j, "confident", r->confident);
+		json_string(&j, "confidence", r->confidence);
+		json_array(&j, "crossover");
+		for (size_t i = 0; i < r->npoints; i++) {
+			json_object(&j, NULL);
+			json_uint(&j, "size", r->points[i].size);
+			json_double(&j, "cached_gbps", r->points[i].cached_gbps);
+			json_double(&j, "streaming_gbps", r->points[i].streaming_gbps);
+			json_double(&j, "ratio", r->points[i].ratio);
+			json_int(&j, "wins", r->points[i].wins);
+			json_int(&j, "runs", o->effort->reps);
+			json_end(&j);
+		}
+		json_end(&j);
+		json_end(&j);
+	}
+	json_end(&j);
+	json_string(&j, "profile", path);
+	json_bool(&j, "written", written);
+	json_finish(&j);
+}
+
+int cmd_calibrate(int argc, char **argv)
+{
+	struct options o;
+	parse(argc, argv, &o);
+	o.progress = cli_progress_wanted();
+
+	char path[1024];
+	const char *why = NULL;
+	if (o.output)
+		snprintf(path, sizeof path, "%s", o.output);
+	else if (!o.dry_run && ntm_profile_path(path, sizeof path, &why))
+		cli_usage_error("no profile path (%s); use --output PATH", why);
+
+	struct machine m;
+	machine_facts(&m);
+	size_t memory = m.mem_available > MEMORY_HEADROOM
+				? m.mem_available - MEMORY_HEADROOM
+				: m.mem_available ? 0 : SIZE_MAX / 2;
+
+	static struct op_result res[2];
+	res[0].op = NTMEM_OP_SET;
+	res[1].op = NTMEM_OP_COPY;
+	for (int op = 0; op < 2; op++)
+		calibrate_op(&o, &res[op], memory);
+	if (o.progress)
+		fprintf(stderr, "\r\033[K");
+
+	struct profile p;
+	ntm_profile_init(&p, ntm_cpu());
+	for (int op = 0; op < 2; op++) {
+		struct profile_op *po = &p.op[op];
+		snprintf(po->cached, sizeof po->cached, "%s", res[op].best_cached->name);
+		if (res[op].best_streaming)
+			snprintf(po->streaming, sizeof po->streaming, "%s",
+				 res[op].best_streaming->name);
+		po->has_threshold = 1;
+		po->threshold = res[op].threshold;
+	}
+	char comment[1024], when[64];
+	time_t now = time(NULL);
+	strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S UTC", gmtime(&now));
+	snprintf(comment, sizeof comment, "calibrated %s (%s effort)\n%s\n%s", when,
+		 o.effort->name, res[0].verdict, res[1].verdict);
+
+	int written = 0;
+	const char *status = "Dry run: no profile written";
+	if (!o.dry_run) {
+		if (ntm_profile_write(path, &p, comment))
+			cli_fail("cannot write the profile '%s': %s", path, strerror(errno));
+		written = 1;
+		status = "Profile written to ";
+	}
+	if (o.json)
+		print_json(&o, res, o.dry_run && !o.output ? NULL : path, written);
+	else
+		print_text(&o, res, written ? path : NULL, status);
+	return 0;
+}
