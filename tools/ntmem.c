@@ -14,6 +14,7 @@ static const struct {
 	{"info", cmd_info, "CPU features, variants, and the policy in effect"},
 	{"bench", cmd_bench, "memset/memcpy bandwidth of every variant"},
 	{"calibrate", cmd_calibrate, "measure the streaming crossover, write a profile"},
+	{"pollution", cmd_pollution, "what each method costs everyone else's cache"},
 };
 
 static void usage(FILE *f)
