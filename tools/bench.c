@@ -39,7 +39,7 @@ static void usage(FILE *f)
 		"  -f, --function LIST   functions to run, 'all' (default), or 'help'\n"
 		"                        to list them\n"
 		"  -l, --nr_loops N      calls per timed run (default: enough for each\n"
-		"                        run to last at least 1 ms)\n"
+		"                        run to last about 2 ms)\n"
 		"  -r, --runs N          timed runs, each after an untimed call of\n"
 		"                        the same function (default 5)\n"
 		"  -p, --page SIZE       4KB (default), 2MB (hugetlb, else THP) or\n"
@@ -339,12 +339,21 @@ long bench_auto_loops(const struct fn *f, unsigned char *dst,
 		      const unsigned char *src, size_t size, size_t chunk,
 		      int value)
 {
-	/* One timed call is enough to size the runs; it also warms up. */
-	uint64_t t0 = now_ns();
+	/* Grow the count until a run lasts a quarter of the target, then
+	 * scale: one cold first call would overestimate its own time. */
 	call_once(f, dst, src, size, chunk, value);
-	double ns = (double)(now_ns() - t0);
-	double loops = ceil((double)BENCH_MIN_RUN_NS / ns);
-	return loops < 1 ? 1 : loops > 1e6 ? 1000000 : (long)loops;
+	long loops = 1;
+	for (;;) {
+		uint64_t t0 = now_ns();
+		for (long l = 0; l < loops; l++)
+			call_once(f, dst, src, size, chunk, value);
+		double ns = (double)(now_ns() - t0);
+		if (ns >= BENCH_MIN_RUN_NS / 4 || loops >= 1000000) {
+			double want = ceil((double)loops * BENCH_MIN_RUN_NS / (ns > 0 ? ns : 1));
+			return want < 1 ? 1 : want > 1e6 ? 1000000 : (long)want;
+		}
+		loops *= 4;
+	}
 }
 
 static void fill_source(unsigned char *src, size_t len, int value)
@@ -407,9 +416,11 @@ int bench_measure(struct bench_opts *o)
 								size, o->chunk, value);
 		double gbps[BENCH_MAX_FNS][BENCH_MAX_RUNS];
 		/* Interleave: every function once per run, so drift over the
-		 * run hits all of them alike. */
+		 * run hits all of them alike; and start each run one function
+		 * later, so none always follows the same neighbour. */
 		for (long r = 0; r < o->runs; r++)
-			for (size_t fi = 0; fi < o->nfns; fi++) {
+			for (size_t k = 0; k < o->nfns; k++) {
+				size_t fi = (k + (size_t)r) % o->nfns;
 				progress(o, ++done, total, size, o->fns[fi].name, r + 1);
 				gbps[fi][r] = bench_run(&o->fns[fi], dst.p, from, size,
 							o->chunk, value, loops[fi]);
@@ -473,7 +484,7 @@ static void print_table(const struct bench_opts *o, const struct machine *m)
 		snprintf(calls, sizeof calls, "%ld call%s", o->loops,
 			 o->loops == 1 ? "" : "s");
 	else
-		snprintf(calls, sizeof calls, "%s", "calls for at least 1 ms");
+		snprintf(calls, sizeof calls, "%s", "calls for about 2 ms");
 	printf("# ntmem bench %s: GB/s (10^9 bytes/s), mean and sample stdev of "
 	       "%ld run%s, each %s after an untimed call\n", op_name(o), o->runs,
 	       o->runs == 1 ? "" : "s", calls);

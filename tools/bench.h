@@ -12,7 +12,7 @@
 #define BENCH_MAX_FNS FN_MAX
 #define BENCH_MAX_RUNS 1000
 #define BENCH_MAX_SKIPS 64
-#define BENCH_MIN_RUN_NS 1000000  /* auto loops: a timed run lasts >= 1 ms */
+#define BENCH_MIN_RUN_NS 2000000  /* auto loops: a timed run lasts ~2 ms */
 
 struct bench_skip {
 	char what[48];   /* a function name or a size */
@@ -63,7 +63,8 @@ double bench_run(const struct fn *f, unsigned char *dst,
 		 const unsigned char *src, size_t size, size_t chunk,
 		 int value, long loops);
 
-/* Calls per timed run for a run of at least BENCH_MIN_RUN_NS. */
+/* Calls per timed run for a run of about BENCH_MIN_RUN_NS (one call when
+ * a single call takes longer). */
 long bench_auto_loops(const struct fn *f, unsigned char *dst,
 		      const unsigned char *src, size_t size, size_t chunk,
 		      int value);
