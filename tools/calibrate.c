@@ -288,15 +288,39 @@ static int point_streams(const struct crossover_point *p)
 	return p->ratio >= TIE_RATIO;
 }
 
-/* Streaming keeps up from point i when it does at i and, by the median,
- * over every larger size: one noisy size cannot flip the answer. */
-static int keeps_up_from(const struct op_result *r, size_t i)
+/* The threshold that fits the measured ratios best: the index of the
+ * first point to stream (npoints: never), minimizing the bandwidth lost
+ * against the better method at every size (log ratios, ties within
+ * TIE_RATIO counted as no loss for streaming).  Each interior ratio is
+ * first replaced by the median of it and its neighbours, so one noisy
+ * size cannot move the threshold; on equal loss the smaller threshold
+ * wins, sparing the cache. */
+static size_t fit_threshold(const struct op_result *r)
 {
-	double ratios[MAX_POINTS];
-	size_t n = 0;
-	for (size_t k = i; k < r->npoints; k++)
-		ratios[n++] = r->points[k].ratio;
-	return point_streams(&r->points[i]) && median(ratios, n) >= TIE_RATIO;
+	size_t n = r->npoints;
+	double smooth[MAX_POINTS];
+	for (size_t i = 0; i < n; i++) {
+		if (i == 0 || i + 1 == n) {
+			smooth[i] = r->points[i].ratio;
+			continue;
+		}
+		double three[3] = {r->points[i - 1].ratio, r->points[i].ratio,
+				   r->points[i + 1].ratio};
+		smooth[i] = median(three, 3);
+	}
+	size_t best = n;
+	double best_loss = INFINITY;
+	for (size_t t = n + 1; t-- > 0;) {
+		double loss = 0;
+		for (size_t i = 0; i < n; i++)
+			loss += i < t ? fmax(0, log(smooth[i]))
+				      : fmax(0, log(TIE_RATIO / smooth[i]));
+		if (loss <= best_loss) {
+			best_loss = loss;
+			best = t;
+		}
+	}
+	return best;
 }
 
 static void insert_point(struct op_result *r, const struct crossover_point *p)
@@ -310,8 +334,8 @@ static void insert_point(struct op_result *r, const struct crossover_point *p)
 	r->npoints++;
 }
 
-/* The crossover: the smallest size from which streaming keeps up,
- * refined by bisection (in log space) below it. */
+/* The crossover: the best fitting threshold on a grid of sizes doubling
+ * from grid_lo, refined by bisection (in log space) below it. */
 static void find_threshold(const struct options *o, const struct buffers *b,
 			   struct op_result *r, size_t hi)
 {
@@ -321,10 +345,7 @@ static void find_threshold(const struct options *o, const struct buffers *b,
 		measure_point(o, b, r, size, &p);
 		insert_point(r, &p);
 	}
-	size_t first = r->npoints;  /* index of the first size streaming keeps */
-	for (size_t i = r->npoints; i-- > 0;)
-		if (keeps_up_from(r, i))
-			first = i;
+	size_t first = fit_threshold(r);
 	if (first == r->npoints) {
 		r->threshold = SIZE_MAX;
 		return;
@@ -470,6 +491,22 @@ static void calibrate_op(const struct options *o, struct op_result *r,
 					 r->stream_pick_sizes,
 					 r->nstream_pick_sizes, r->streaming);
 		find_threshold(o, &b, r, hi);
+		/* The cached variant only serves below the threshold: choose
+		 * it again over those sizes, and if that changes it, find the
+		 * crossover against the new one. */
+		size_t below = 0;
+		while (below < ncached_sizes && cached_pick_sizes[below] < r->threshold)
+			below++;
+		if (below && below < ncached_sizes) {
+			const struct fn *again = pick(o, &b, cached, r->ncached,
+						      cached_pick_sizes, below, r->cached);
+			r->ncached_pick_sizes = below;
+			if (again != r->best_cached) {
+				r->best_cached = again;
+				r->npoints = 0;
+				find_threshold(o, &b, r, hi);
+			}
+		}
 		judge(o, r);
 	} else {
 		r->threshold = SIZE_MAX;
