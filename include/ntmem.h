@@ -46,9 +46,10 @@ const char *ntmem_version(void);
  *
  * Each call chooses cached or streaming stores from the policy in effect
  * for this process (see "Policy" below): streaming when n is at or above
- * the operation's threshold.  A call that streams returns fenced: its
- * streaming stores are ordered before any later store of this thread, so
- * a release store after it publishes the data to other threads.
+ * the operation's threshold (for ntmem_set, the one for its value).  A
+ * call that streams returns fenced: its streaming stores are ordered
+ * before any later store of this thread, so a release store after it
+ * publishes the data to other threads.
  */
 void *ntmem_set(void *dst, int c, size_t n);
 void *ntmem_copy(void *dst, const void *src, size_t n);
@@ -136,18 +137,23 @@ void *ntmem_variant_copy(int id, void *dst, const void *src, size_t n,
 
 /*
  * Per operation, the policy holds a cached variant, a streaming variant
- * and a threshold: calls with n >= threshold stream.  Each value comes
- * from the first of these that is present and valid:
+ * and a threshold: calls with n >= threshold stream.  memset has a second
+ * threshold for values other than zero: writing zeros can be far faster
+ * than writing data, so the two can cross over at different sizes.  Each
+ * value comes from the first of these that is present and valid:
  *
  *   1. NTMEM_TUNABLES, comma-separated key=value pairs:
  *        set_threshold=SIZE      copy_threshold=SIZE
+ *        set_nonzero_threshold=SIZE
  *        set_cached=NAME         copy_cached=NAME
  *        set_streaming=NAME      copy_streaming=NAME
  *        set=NAME                copy=NAME
  *      SIZE is a byte count with an optional unit (K, KiB, KB, M, MiB,
- *      MB, G, GiB, GB: all powers of 1024), or "max" for never.  set=NAME
- *      forces one variant for every ntmem_set call: a streaming NAME
- *      also sets the threshold to 0, a cached one to "max".
+ *      MB, G, GiB, GB: all powers of 1024), or "max" for never.
+ *      set_threshold sets the non-zero threshold too, unless
+ *      set_nonzero_threshold is given.  set=NAME forces one variant for
+ *      every ntmem_set call: a streaming NAME also sets the thresholds
+ *      to 0, a cached one to "max".
  *   2. a calibration profile written by "ntmem calibrate", read from
  *      NTMEM_PROFILE if set ("" or "none" disables it), else from
  *      $XDG_CACHE_HOME/ntmem/profile, else ~/.cache/ntmem/profile.  A
@@ -170,8 +176,11 @@ struct ntmem_policy_info {
 	enum ntmem_origin streaming_origin;
 	int streaming_any_value;    /* used for ntmem_set with c != 0 when
 				       streaming is zero-only; else the same */
-	size_t threshold;           /* SIZE_MAX: never stream */
+	size_t threshold;           /* stream from here up; SIZE_MAX: never */
 	enum ntmem_origin threshold_origin;
+	size_t threshold_nonzero;   /* the same for ntmem_set with c != 0;
+				       equal to threshold for copy */
+	enum ntmem_origin threshold_nonzero_origin;
 	const char *profile_path;   /* the profile read, or NULL */
 };
 

@@ -127,6 +127,18 @@ static void set_role(struct op_policy *o, int streaming,
 	}
 }
 
+/* Set o's threshold and, unless keep_nonzero, its non-zero one too. */
+static void set_threshold(struct op_policy *o, size_t t,
+			  enum ntmem_origin origin, int keep_nonzero)
+{
+	o->threshold = t;
+	o->threshold_origin = origin;
+	if (!keep_nonzero) {
+		o->threshold_nonzero = t;
+		o->threshold_nonzero_origin = origin;
+	}
+}
+
 static void apply_profile(struct policy *p, const struct cpu *cpu,
 			  const char *path)
 {
@@ -162,15 +174,18 @@ static void apply_profile(struct policy *p, const struct cpu *cpu,
 				     op_prefix[op],
 				     streaming ? "streaming" : "cached", why);
 		}
-		if (po->has_threshold) {
-			o->threshold = po->threshold;
-			o->threshold_origin = NTMEM_ORIGIN_PROFILE;
+		if (po->has_threshold)
+			set_threshold(o, po->threshold, NTMEM_ORIGIN_PROFILE, 0);
+		if (po->has_nonzero_threshold) {
+			o->threshold_nonzero = po->nonzero_threshold;
+			o->threshold_nonzero_origin = NTMEM_ORIGIN_PROFILE;
 		}
 	}
 }
 
-/* One "key=value" from NTMEM_TUNABLES. */
-static void apply_tunable(struct policy *p, char *pair)
+/* One "key=value" from NTMEM_TUNABLES.  nonzero_given[op]: an explicit
+ * non-zero threshold came earlier, which set_threshold must not undo. */
+static void apply_tunable(struct policy *p, char *pair, int nonzero_given[2])
 {
 	char *eq = strchr(pair, '=');
 	if (!eq) {
@@ -186,7 +201,8 @@ static void apply_tunable(struct policy *p, char *pair)
 			continue;
 		const char *field = key + plen;
 		struct op_policy *o = &p->op[op];
-		if (!strcmp(field, "_threshold")) {
+		int nonzero = op == NTMEM_OP_SET && !strcmp(field, "_nonzero_threshold");
+		if (nonzero || !strcmp(field, "_threshold")) {
 			size_t t;
 			const char *err;
 			if (!strcmp(value, "max"))
@@ -195,8 +211,13 @@ static void apply_tunable(struct policy *p, char *pair)
 				note(p, "NTMEM_TUNABLES: %s=%s: %s", key, value, err);
 				return;
 			}
-			o->threshold = t;
-			o->threshold_origin = NTMEM_ORIGIN_ENVIRONMENT;
+			if (nonzero) {
+				o->threshold_nonzero = t;
+				o->threshold_nonzero_origin = NTMEM_ORIGIN_ENVIRONMENT;
+				nonzero_given[op] = 1;
+			} else
+				set_threshold(o, t, NTMEM_ORIGIN_ENVIRONMENT,
+					      nonzero_given[op]);
 			return;
 		}
 		int streaming;
@@ -213,8 +234,8 @@ static void apply_tunable(struct policy *p, char *pair)
 				return;
 			}
 			set_role(o, streaming, v, NTMEM_ORIGIN_ENVIRONMENT);
-			o->threshold = streaming ? 0 : SIZE_MAX;
-			o->threshold_origin = NTMEM_ORIGIN_ENVIRONMENT;
+			set_threshold(o, streaming ? 0 : SIZE_MAX,
+				      NTMEM_ORIGIN_ENVIRONMENT, 0);
 			return;
 		} else
 			break;
@@ -245,6 +266,7 @@ void ntm_policy_build(struct policy *p, const struct cpu *cpu,
 			o->streaming = o->cached;
 			o->threshold = SIZE_MAX;
 		}
+		o->threshold_nonzero = o->threshold;
 	}
 
 	if (profile_path)
@@ -258,9 +280,10 @@ void ntm_policy_build(struct policy *p, const struct cpu *cpu,
 		else {
 			strcpy(copy, tunables);
 			char *save = NULL;
+			int nonzero_given[2] = {0, 0};
 			for (char *pair = strtok_r(copy, ",", &save); pair;
 			     pair = strtok_r(NULL, ",", &save))
-				apply_tunable(p, pair);
+				apply_tunable(p, pair, nonzero_given);
 		}
 	}
 
@@ -315,6 +338,8 @@ int ntmem_policy_info(enum ntmem_op op, struct ntmem_policy_info *info)
 	info->streaming_any_value = ntm_variant_id(o->streaming_any_value);
 	info->threshold = o->threshold;
 	info->threshold_origin = o->threshold_origin;
+	info->threshold_nonzero = o->threshold_nonzero;
+	info->threshold_nonzero_origin = o->threshold_nonzero_origin;
 	info->profile_path = p->profile_loaded ? p->profile_path : NULL;
 	return 0;
 }

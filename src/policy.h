@@ -14,7 +14,9 @@ struct op_policy {
 	const struct variant *streaming_any_value; /* == streaming unless
 						      that one is zero-only */
 	size_t threshold;                          /* stream when n >= it */
-	enum ntmem_origin cached_origin, streaming_origin, threshold_origin;
+	size_t threshold_nonzero;                  /* the same, memset c != 0 */
+	enum ntmem_origin cached_origin, streaming_origin, threshold_origin,
+		threshold_nonzero_origin;
 };
 
 #define NTM_MAX_NOTES 16
@@ -30,16 +32,19 @@ struct policy {
 };
 
 /* The variant a call of op uses: cached or streaming by flag, else by
- * size (streaming from the threshold up); a zero-only streaming variant
- * only for c == 0.  flags must already be valid.  Inline: the hot path. */
+ * size (streaming from the threshold for the value up); a zero-only
+ * streaming variant only for c == 0.  Copies pass c == 0.  flags must
+ * already be valid.  Inline: the hot path. */
 static inline const struct variant *ntm_choose(const struct op_policy *o,
 					       size_t n, int c, unsigned flags)
 {
+	int zero = (unsigned char)c == 0;
+	size_t threshold = zero ? o->threshold : o->threshold_nonzero;
 	int stream = (flags & NTMEM_F_NONTEMPORAL) ||
-		     (!(flags & NTMEM_F_TEMPORAL) && n >= o->threshold);
+		     (!(flags & NTMEM_F_TEMPORAL) && n >= threshold);
 	if (!stream)
 		return o->cached;
-	return (unsigned char)c == 0 ? o->streaming : o->streaming_any_value;
+	return zero ? o->streaming : o->streaming_any_value;
 }
 
 /* The policy of this process, built on first use from NTMEM_TUNABLES, the

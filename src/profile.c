@@ -106,13 +106,15 @@ static int parse_line(struct profile *p, const char *key, const char *val)
 			strcpy(dst, val);
 			return 0;
 		}
-		if (!strcmp(field, "threshold")) {
+		int nonzero = op == NTMEM_OP_SET && !strcmp(field, "nonzero_threshold");
+		if (nonzero || !strcmp(field, "threshold")) {
+			size_t *t = nonzero ? &o->nonzero_threshold : &o->threshold;
 			const char *why;
 			if (!strcmp(val, "max"))
-				o->threshold = SIZE_MAX;
-			else if (ntm_parse_size(val, &o->threshold, &why))
+				*t = SIZE_MAX;
+			else if (ntm_parse_size(val, t, &why))
 				return -1;
-			o->has_threshold = 1;
+			*(nonzero ? &o->has_nonzero_threshold : &o->has_threshold) = 1;
 			return 0;
 		}
 	}
@@ -279,12 +281,26 @@ int ntm_profile_write(const char *path, const struct profile *p,
 		if (o->streaming[0])
 			append(text, sizeof text, &len, "%s.streaming %s\n",
 			       op_key[op], o->streaming);
-		if (o->has_threshold && o->threshold == SIZE_MAX)
-			append(text, sizeof text, &len, "%s.threshold max\n",
-			       op_key[op]);
-		else if (o->has_threshold)
-			append(text, sizeof text, &len, "%s.threshold %zu\n",
-			       op_key[op], o->threshold);
+		const struct {
+			int has;
+			size_t value;
+			const char *key;
+		} thresholds[] = {
+			{o->has_threshold, o->threshold, "threshold"},
+			{o->has_nonzero_threshold, o->nonzero_threshold,
+			 "nonzero_threshold"},
+		};
+		for (int t = 0; t < 2; t++) {
+			if (!thresholds[t].has)
+				continue;
+			if (thresholds[t].value == SIZE_MAX)
+				append(text, sizeof text, &len, "%s.%s max\n",
+				       op_key[op], thresholds[t].key);
+			else
+				append(text, sizeof text, &len, "%s.%s %zu\n",
+				       op_key[op], thresholds[t].key,
+				       thresholds[t].value);
+		}
 	}
 	append(text, sizeof text, &len, "end %08x\n", fnv1a(text, len));
 	if (len >= sizeof text) {

@@ -21,6 +21,8 @@ struct profile_op {
 	char streaming[NTM_NAME_MAX];  /* "" when absent */
 	int has_threshold;
 	size_t threshold;              /* SIZE_MAX: never stream */
+	int has_nonzero_threshold;     /* set only: values other than 0 */
+	size_t nonzero_threshold;
 };
 
 struct profile {

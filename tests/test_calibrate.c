@@ -49,6 +49,15 @@ static void test_usage_errors(void)
 	free(out);
 }
 
+/* ntmem info's {"bytes": N or null} against calibrate's N or null. */
+static int same_threshold(const struct t_json *info, const struct t_json *cal)
+{
+	const struct t_json *bytes = t_json_get(info, "bytes");
+	return bytes && cal && bytes->type == cal->type &&
+	       (cal->type == TJ_NULL || bytes->number == cal->number) &&
+	       !strcmp(t_json_get(info, "origin")->string, "profile");
+}
+
 static void test_write_and_read_back(void)
 {
 	char cmd[1024], *out = NULL, err[160], profile[300];
@@ -72,11 +81,18 @@ static void test_write_and_read_back(void)
 		 t_json_get(j, "written")->boolean && access(profile, F_OK) == 0;
 	for (size_t i = 0; ok && i < ops->count; i++) {
 		const struct t_json *op = &ops->items[i];
-		const struct t_json *x = t_json_get(op, "crossover");
-		ok &= t_json_get(op, "cached")->type == TJ_STRING &&
-		      t_json_get(op, "verdict")->type == TJ_STRING &&
-		      t_json_get(op, "confident")->type == TJ_BOOL && x &&
-		      x->type == TJ_ARRAY && x->count >= 1;
+		const struct t_json *xs = t_json_get(op, "crossovers");
+		int set = !strcmp(t_json_get(op, "op")->string, "memset");
+		ok &= t_json_get(op, "cached")->type == TJ_STRING && xs &&
+		      xs->type == TJ_ARRAY && xs->count == (set ? 2u : 1u) &&
+		      (!set || t_json_get(op, "threshold_nonzero"));
+		for (size_t k = 0; ok && k < xs->count; k++) {
+			const struct t_json *x = &xs->items[k];
+			const struct t_json *pts = t_json_get(x, "points");
+			ok &= t_json_get(x, "verdict")->type == TJ_STRING &&
+			      t_json_get(x, "confident")->type == TJ_BOOL && pts &&
+			      pts->type == TJ_ARRAY && pts->count >= 1;
+		}
 	}
 	t_check(ok, "calibrate --json: valid report, profile written at the default path",
 		"status %d %s", status, j ? "" : err);
@@ -96,10 +112,10 @@ static void test_write_and_read_back(void)
 		ok &= !strcmp(t_json_get(cached, "name")->string,
 			      t_json_get(op, "cached")->string) &&
 		      !strcmp(t_json_get(cached, "origin")->string, "profile") &&
-		      !strcmp(t_json_get(th, "origin")->string, "profile") &&
-		      t_json_get(th, "bytes")->type == t_json_get(op, "threshold")->type &&
-		      (t_json_get(th, "bytes")->type == TJ_NULL ||
-		       t_json_get(th, "bytes")->number == t_json_get(op, "threshold")->number);
+		      same_threshold(th, t_json_get(op, "threshold"));
+		if (!strcmp(t_json_get(op, "op")->string, "memset"))
+			ok &= same_threshold(t_json_get(p, "threshold_nonzero"),
+					     t_json_get(op, "threshold_nonzero"));
 	}
 	t_check(ok, "calibrate: libntmem reads the profile back, value for value",
 		"status %d %s", status, k ? "" : err);

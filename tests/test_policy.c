@@ -94,6 +94,23 @@ static void test_tunables(void)
 			name, "%d notes: %s", pol.note_count, first_note(&pol));
 	}
 
+	/* set_threshold covers both values unless the non-zero one is given,
+	 * in either order. */
+	ntm_policy_build(&pol, ntm_cpu(), "set_threshold=8MiB", NULL);
+	int both = pol.op[0].threshold == 8 * MiB && pol.op[0].threshold_nonzero == 8 * MiB &&
+		   pol.op[0].threshold_nonzero_origin == NTMEM_ORIGIN_ENVIRONMENT;
+	ntm_policy_build(&pol, ntm_cpu(), "set_nonzero_threshold=64MiB,set_threshold=8MiB", NULL);
+	int split = pol.op[0].threshold == 8 * MiB && pol.op[0].threshold_nonzero == 64 * MiB;
+	ntm_policy_build(&pol, ntm_cpu(), "set_threshold=8MiB,set_nonzero_threshold=max", NULL);
+	split &= pol.op[0].threshold == 8 * MiB && pol.op[0].threshold_nonzero == SIZE_MAX &&
+		 pol.note_count == 0;
+	ntm_policy_build(&pol, ntm_cpu(), "copy_nonzero_threshold=1MiB", NULL);
+	int copy_refused = pol.note_count == 1 &&
+			   has_note(&pol, "unknown key 'copy_nonzero_threshold'", NULL);
+	t_check(both && split && copy_refused,
+		"tunables: set_nonzero_threshold, and set_threshold covering both",
+		"both %d split %d copy_refused %d", both, split, copy_refused);
+
 	/* A good key after a bad one still counts. */
 	ntm_policy_build(&pol, ntm_cpu(), "set_threshold=1x,set_threshold=3MiB", NULL);
 	t_check(pol.note_count == 1 && pol.op[0].threshold == 3 * MiB,
@@ -141,6 +158,8 @@ static void sample_profile(struct profile *p)
 	snprintf(p->op[0].streaming, NTM_NAME_MAX, "nt_sse2");
 	p->op[0].has_threshold = 1;
 	p->op[0].threshold = 100 * MiB;
+	p->op[0].has_nonzero_threshold = 1;
+	p->op[0].nonzero_threshold = 300 * MiB;
 	snprintf(p->op[1].cached, NTM_NAME_MAX, "vec_sse2");
 	p->op[1].has_threshold = 1;
 	p->op[1].threshold = SIZE_MAX;
@@ -169,7 +188,9 @@ static void test_profile_round_trip(void)
 	t_check(pol.profile_loaded && pol.note_count == 0 &&
 		!strcmp(s->cached->name, "stosq") && s->cached_origin == NTMEM_ORIGIN_PROFILE &&
 		!strcmp(s->streaming->name, "nt_sse2") && s->threshold == 100 * MiB &&
-		s->threshold_origin == NTMEM_ORIGIN_PROFILE && c->threshold == SIZE_MAX &&
+		s->threshold_origin == NTMEM_ORIGIN_PROFILE && s->threshold_nonzero == 300 * MiB &&
+		s->threshold_nonzero_origin == NTMEM_ORIGIN_PROFILE && c->threshold == SIZE_MAX &&
+		c->threshold_nonzero == SIZE_MAX &&
 		!strcmp(c->cached->name, "vec_sse2") &&
 		c->streaming_origin == NTMEM_ORIGIN_DEFAULT && !strcmp(pol.profile_path, path),
 		"profile: its values take effect with origin profile",
@@ -303,7 +324,9 @@ static void test_precedence(void)
 		c->cached_origin == NTMEM_ORIGIN_ENVIRONMENT &&
 		c->threshold == SIZE_MAX && c->threshold_origin == NTMEM_ORIGIN_PROFILE &&
 		s->streaming_origin == NTMEM_ORIGIN_PROFILE &&
-		c->streaming_origin == NTMEM_ORIGIN_DEFAULT,
+		c->streaming_origin == NTMEM_ORIGIN_DEFAULT &&
+		s->threshold_nonzero == 5 * MiB &&
+		s->threshold_nonzero_origin == NTMEM_ORIGIN_ENVIRONMENT,
 		"precedence: environment over profile over default, key by key",
 		"set threshold %zu from %d", s->threshold, s->threshold_origin);
 }
@@ -320,6 +343,18 @@ static void test_decision(void)
 		 ntm_choose(o, SIZE_MAX, 0, NTMEM_F_TEMPORAL) == o->cached &&
 		 ntm_choose(o, t, 0, NTMEM_F_NOFENCE) == o->streaming;
 	t_check(ok, "decision: cached below the threshold, streaming from it up; flags win",
+		"wrong variant");
+
+	ntm_policy_build(&pol, ntm_cpu(), "set_threshold=1MiB,set_nonzero_threshold=4MiB", NULL);
+	o = &pol.op[0];
+	ok = ntm_choose(o, 2 * MiB, 0, 0) == o->streaming &&
+	     ntm_choose(o, 2 * MiB, 0x100, 0) == o->streaming &&  /* (unsigned char)0 */
+	     ntm_choose(o, 2 * MiB, 0x5a, 0) == o->cached &&
+	     ntm_choose(o, 4 * MiB - 1, -1, 0) == o->cached &&
+	     ntm_choose(o, 4 * MiB, -1, 0) == o->streaming_any_value &&
+	     ntm_choose(o, 1, 0x5a, NTMEM_F_NONTEMPORAL) == o->streaming_any_value &&
+	     ntm_choose(&pol.op[1], 1 * MiB, 0, 0) == pol.op[1].cached;
+	t_check(ok, "decision: memset of other values uses its own threshold",
 		"wrong variant");
 
 	const struct variant *clz = ntm_variant_named(NTMEM_OP_SET, "clzero");

@@ -430,7 +430,8 @@ int bench_measure(struct bench_opts *o)
 			res->fn = &o->fns[fi];
 			res->size = size;
 			res->loops = loops[fi];
-			res->nontemporal = fn_streams(res->fn, o->chunk ? o->chunk : size);
+			res->nontemporal = fn_streams(res->fn, o->chunk ? o->chunk : size,
+						     value);
 			res->stats = stats_of(gbps[fi], (size_t)o->runs);
 			snprintf(res->pages, sizeof res->pages, "%s", dst.obtained);
 		}

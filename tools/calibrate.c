@@ -28,8 +28,10 @@
 /* Streaming counts as winning when it is at most this much slower: a
  * tie goes to streaming, which spares everyone else's cache. */
 #define TIE_RATIO 0.97
-/* The value memset is calibrated with: clearing is the common case. */
-#define CALIBRATION_VALUE 0
+/* memset is calibrated writing zeros (clearing, the common case) and
+ * writing this, since zeros can be far cheaper to write than data.  The
+ * variants are chosen writing zeros. */
+#define NONZERO_VALUE 0x5a
 
 struct effort {
 	const char *name;
@@ -65,6 +67,17 @@ struct candidate_score {
 	double score;   /* worst fraction of the best, over the sizes */
 };
 
+/* Where streaming starts to win for one operation and value. */
+struct crossover {
+	int value;                /* memset writes it */
+	struct crossover_point points[MAX_POINTS];
+	size_t npoints;
+	size_t threshold;         /* SIZE_MAX: never */
+	int confident;
+	char confidence[256];
+	char verdict[256];
+};
+
 struct op_result {
 	enum ntmem_op op;
 	struct fn fns[FN_MAX];
@@ -75,12 +88,8 @@ struct op_result {
 	size_t stream_pick_sizes[1];
 	size_t nstream_pick_sizes;
 	const struct fn *best_cached, *best_streaming;
-	struct crossover_point points[MAX_POINTS];
-	size_t npoints;
-	size_t threshold;         /* SIZE_MAX: never */
-	int confident;
-	char confidence[256];
-	char verdict[256];
+	struct crossover x[2];    /* memset: zeros, then NONZERO_VALUE */
+	size_t nx;
 };
 
 struct options {
@@ -113,8 +122,10 @@ static void usage(FILE *f)
 		"      --cpu N          pin to CPU N (default: the CPU it starts on)\n"
 		"  -h, --help           show this help\n"
 		"\n"
-		"memset is calibrated writing zeros, on 4 KiB pages.  Sizes that do\n"
-		"not fit in available memory are left out of the search.\n");
+		"memset gets a threshold writing zeros and one writing 0x5a (zeros\n"
+		"can be far cheaper to write); its variants are chosen writing\n"
+		"zeros.  Buffers are on 4 KiB pages.  Sizes that do not fit in\n"
+		"available memory are left out of the search.\n");
 }
 
 static void parse(int argc, char **argv, struct options *o)
@@ -212,13 +223,13 @@ static void measure_medians(const struct buffers *b, const struct fn *const *fns
 	const unsigned char *src = b->copy ? b->src.p : NULL;
 	for (size_t i = 0; i < n; i++)
 		loops[i] = bench_auto_loops(fns[i], b->dst.p, src, size, 0,
-					    CALIBRATION_VALUE);
+					    0);
 	for (int r = 0; r < reps; r++)
 		for (size_t k = 0; k < n; k++) {
 			/* Rotate the order each run: no one always goes first. */
 			size_t i = (k + (size_t)r) % n;
 			samples[i][r] = bench_run(fns[i], b->dst.p, src, size, 0,
-						  CALIBRATION_VALUE, loops[i]);
+						  0, loops[i]);
 		}
 	for (size_t i = 0; i < n; i++)
 		out[i] = median(samples[i], (size_t)reps);
@@ -252,14 +263,15 @@ static const struct fn *pick(const struct options *o, const struct buffers *b,
 }
 
 static void measure_point(const struct options *o, const struct buffers *b,
-			  const struct op_result *r, size_t size,
-			  struct crossover_point *p)
+			  const struct op_result *r, const struct crossover *x,
+			  size_t size, struct crossover_point *p)
 {
+	int v = x->value;
 	int reps = o->effort->reps;
 	const unsigned char *src = b->copy ? b->src.p : NULL;
 	const struct fn *c = r->best_cached, *s = r->best_streaming;
-	long lc = bench_auto_loops(c, b->dst.p, src, size, 0, CALIBRATION_VALUE);
-	long ls = bench_auto_loops(s, b->dst.p, src, size, 0, CALIBRATION_VALUE);
+	long lc = bench_auto_loops(c, b->dst.p, src, size, 0, 0);
+	long ls = bench_auto_loops(s, b->dst.p, src, size, 0, 0);
 	double ratios[64], cg[64], sg[64];
 	char sz[32];
 	progress(o, "%s crossover at %s", op_name(r->op),
@@ -269,11 +281,11 @@ static void measure_point(const struct options *o, const struct buffers *b,
 	for (int i = 0; i < reps; i++) {
 		/* Paired runs, alternating which goes first. */
 		if (i % 2) {
-			sg[i] = bench_run(s, b->dst.p, src, size, 0, CALIBRATION_VALUE, ls);
-			cg[i] = bench_run(c, b->dst.p, src, size, 0, CALIBRATION_VALUE, lc);
+			sg[i] = bench_run(s, b->dst.p, src, size, 0, v, ls);
+			cg[i] = bench_run(c, b->dst.p, src, size, 0, v, lc);
 		} else {
-			cg[i] = bench_run(c, b->dst.p, src, size, 0, CALIBRATION_VALUE, lc);
-			sg[i] = bench_run(s, b->dst.p, src, size, 0, CALIBRATION_VALUE, ls);
+			cg[i] = bench_run(c, b->dst.p, src, size, 0, v, lc);
+			sg[i] = bench_run(s, b->dst.p, src, size, 0, v, ls);
 		}
 		ratios[i] = sg[i] / cg[i];
 		p->wins += sg[i] > cg[i];
@@ -295,17 +307,17 @@ static int point_streams(const struct crossover_point *p)
  * first replaced by the median of it and its neighbours, so one noisy
  * size cannot move the threshold; on equal loss the smaller threshold
  * wins, sparing the cache. */
-static size_t fit_threshold(const struct op_result *r)
+static size_t fit_threshold(const struct crossover *x)
 {
-	size_t n = r->npoints;
+	size_t n = x->npoints;
 	double smooth[MAX_POINTS];
 	for (size_t i = 0; i < n; i++) {
 		if (i == 0 || i + 1 == n) {
-			smooth[i] = r->points[i].ratio;
+			smooth[i] = x->points[i].ratio;
 			continue;
 		}
-		double three[3] = {r->points[i - 1].ratio, r->points[i].ratio,
-				   r->points[i + 1].ratio};
+		double three[3] = {x->points[i - 1].ratio, x->points[i].ratio,
+				   x->points[i + 1].ratio};
 		smooth[i] = median(three, 3);
 	}
 	size_t best = n;
@@ -323,103 +335,111 @@ static size_t fit_threshold(const struct op_result *r)
 	return best;
 }
 
-static void insert_point(struct op_result *r, const struct crossover_point *p)
+static void insert_point(struct crossover *x, const struct crossover_point *p)
 {
-	size_t i = r->npoints;
-	while (i > 0 && r->points[i - 1].size > p->size) {
-		r->points[i] = r->points[i - 1];
+	size_t i = x->npoints;
+	while (i > 0 && x->points[i - 1].size > p->size) {
+		x->points[i] = x->points[i - 1];
 		i--;
 	}
-	r->points[i] = *p;
-	r->npoints++;
+	x->points[i] = *p;
+	x->npoints++;
 }
 
 /* The crossover: the best fitting threshold on a grid of sizes doubling
  * from grid_lo, refined by bisection (in log space) below it. */
 static void find_threshold(const struct options *o, const struct buffers *b,
-			   struct op_result *r, size_t hi)
+			   const struct op_result *r, struct crossover *x,
+			   size_t hi)
 {
-	for (size_t size = o->effort->grid_lo; size <= hi && r->npoints < MAX_POINTS;
+	for (size_t size = o->effort->grid_lo; size <= hi && x->npoints < MAX_POINTS;
 	     size *= 2) {
 		struct crossover_point p;
-		measure_point(o, b, r, size, &p);
-		insert_point(r, &p);
+		measure_point(o, b, r, x, size, &p);
+		insert_point(x, &p);
 	}
-	size_t first = fit_threshold(r);
-	if (first == r->npoints) {
-		r->threshold = SIZE_MAX;
+	size_t first = fit_threshold(x);
+	if (first == x->npoints) {
+		x->threshold = SIZE_MAX;
 		return;
 	}
-	size_t lo_size = first ? r->points[first - 1].size : 0;
-	size_t hi_size = r->points[first].size;
+	size_t lo_size = first ? x->points[first - 1].size : 0;
+	size_t hi_size = x->points[first].size;
 	for (int k = 0; k < o->effort->refinements && lo_size; k++) {
 		size_t mid = (size_t)sqrt((double)lo_size * (double)hi_size);
 		mid = (mid + MiB - 1) / MiB * MiB;
-		if (mid <= lo_size || mid >= hi_size || r->npoints == MAX_POINTS)
+		if (mid <= lo_size || mid >= hi_size || x->npoints == MAX_POINTS)
 			break;
 		struct crossover_point p;
-		measure_point(o, b, r, mid, &p);
-		insert_point(r, &p);
+		measure_point(o, b, r, x, mid, &p);
+		insert_point(x, &p);
 		if (point_streams(&p))
 			hi_size = mid;
 		else
 			lo_size = mid;
 	}
-	r->threshold = hi_size;
+	x->threshold = hi_size;
 }
 
 /* How sure: streaming must have won most paired runs from the threshold
  * up, and cached most just below it, by more than the noise allowance. */
-static void judge(const struct options *o, struct op_result *r)
+static void judge(const struct options *o, const struct op_result *r,
+		  struct crossover *x)
 {
-	char t[32], sz[32];
+	char t[32], sz[32], what[48];
+	if (r->op == NTMEM_OP_COPY)
+		snprintf(what, sizeof what, "memcpy");
+	else if (x->value == 0)
+		snprintf(what, sizeof what, "memset of zeros");
+	else
+		snprintf(what, sizeof what, "memset of 0x%02x bytes", x->value);
 	int reps = o->effort->reps;
-	const struct crossover_point *last = &r->points[r->npoints - 1];
-	if (r->threshold == SIZE_MAX) {
-		snprintf(r->verdict, sizeof r->verdict,
+	const struct crossover_point *last = &x->points[x->npoints - 1];
+	if (x->threshold == SIZE_MAX) {
+		snprintf(x->verdict, sizeof x->verdict,
 			 "streaming %s never wins up to %s (%.2fx there): stay cached",
-			 op_name(r->op), ntm_format_size(last->size, sz, sizeof sz),
+			 what, ntm_format_size(last->size, sz, sizeof sz),
 			 last->ratio);
-		r->confident = last->wins * 4 <= reps;
-		snprintf(r->confidence, sizeof r->confidence,
+		x->confident = last->wins * 4 <= reps;
+		snprintf(x->confidence, sizeof x->confidence,
 			 "%s: cached won %d of %d paired runs at %s",
-			 r->confident ? "sure" : "not sure", reps - last->wins, reps, sz);
+			 x->confident ? "sure" : "not sure", reps - last->wins, reps, sz);
 		return;
 	}
-	ntm_format_size(r->threshold, t, sizeof t);
+	ntm_format_size(x->threshold, t, sizeof t);
 	double above[MAX_POINTS];
 	size_t nabove = 0;
-	for (size_t i = 0; i < r->npoints; i++)
-		if (r->points[i].size >= r->threshold)
-			above[nabove++] = r->points[i].ratio;
-	snprintf(r->verdict, sizeof r->verdict,
+	for (size_t i = 0; i < x->npoints; i++)
+		if (x->points[i].size >= x->threshold)
+			above[nabove++] = x->points[i].ratio;
+	snprintf(x->verdict, sizeof x->verdict,
 		 "streaming %s wins from %s up (%.2fx by the median from there, "
-		 "%.2fx at %s)", op_name(r->op), t, median(above, nabove),
+		 "%.2fx at %s)", what, t, median(above, nabove),
 		 last->ratio, ntm_format_size(last->size, sz, sizeof sz));
 	int min_wins = reps;
-	for (size_t i = 0; i < r->npoints; i++)
-		if (r->points[i].size >= r->threshold && r->points[i].wins < min_wins)
-			min_wins = r->points[i].wins;
+	for (size_t i = 0; i < x->npoints; i++)
+		if (x->points[i].size >= x->threshold && x->points[i].wins < min_wins)
+			min_wins = x->points[i].wins;
 	const struct crossover_point *below = NULL;
-	for (size_t i = 0; i < r->npoints; i++)
-		if (r->points[i].size < r->threshold)
-			below = &r->points[i];
+	for (size_t i = 0; i < x->npoints; i++)
+		if (x->points[i].size < x->threshold)
+			below = &x->points[i];
 	/* "Most" is two thirds: 5 of 7 paired runs, 3 of 5. */
 	int clear_above = min_wins * 3 >= reps * 2;
 	int clear_below = !below || (below->wins * 3 <= reps && below->ratio < TIE_RATIO);
-	r->confident = clear_above && clear_below;
-	if (r->confident)
-		snprintf(r->confidence, sizeof r->confidence,
+	x->confident = clear_above && clear_below;
+	if (x->confident)
+		snprintf(x->confidence, sizeof x->confidence,
 			 "sure: streaming won at least %d of %d paired runs at every "
 			 "size from %s up%s", min_wins, reps, t,
 			 below ? " and at most a third just below" : "");
 	else if (!clear_above)
-		snprintf(r->confidence, sizeof r->confidence,
+		snprintf(x->confidence, sizeof x->confidence,
 			 "not sure: from %s up streaming won as few as %d of %d paired "
 			 "runs; the two are close there, so the exact threshold "
 			 "matters little", t, min_wins, reps);
 	else
-		snprintf(r->confidence, sizeof r->confidence,
+		snprintf(x->confidence, sizeof x->confidence,
 			 "not sure: just below, at %s, streaming still won %d of %d "
 			 "paired runs (%.2fx); the two are close there, so the exact "
 			 "threshold matters little",
@@ -490,12 +510,13 @@ static void calibrate_op(const struct options *o, struct op_result *r,
 		r->best_streaming = pick(o, &b, streaming, r->nstreaming,
 					 r->stream_pick_sizes,
 					 r->nstream_pick_sizes, r->streaming);
-		find_threshold(o, &b, r, hi);
+		struct crossover *x = &r->x[0];
+		find_threshold(o, &b, r, x, hi);
 		/* The cached variant only serves below the threshold: choose
 		 * it again over those sizes, and if that changes it, find the
 		 * crossover against the new one. */
 		size_t below = 0;
-		while (below < ncached_sizes && cached_pick_sizes[below] < r->threshold)
+		while (below < ncached_sizes && cached_pick_sizes[below] < x->threshold)
 			below++;
 		if (below && below < ncached_sizes) {
 			const struct fn *again = pick(o, &b, cached, r->ncached,
@@ -503,17 +524,25 @@ static void calibrate_op(const struct options *o, struct op_result *r,
 			r->ncached_pick_sizes = below;
 			if (again != r->best_cached) {
 				r->best_cached = again;
-				r->npoints = 0;
-				find_threshold(o, &b, r, hi);
+				x->npoints = 0;
+				find_threshold(o, &b, r, x, hi);
 			}
 		}
-		judge(o, r);
+		for (size_t k = 1; k < r->nx; k++)
+			find_threshold(o, &b, r, &r->x[k], hi);
+		for (size_t k = 0; k < r->nx; k++)
+			judge(o, r, &r->x[k]);
 	} else {
-		r->threshold = SIZE_MAX;
-		snprintf(r->verdict, sizeof r->verdict,
-			 "no streaming %s variant runs on this CPU", op_name(r->op));
-		snprintf(r->confidence, sizeof r->confidence, "nothing to measure");
-		r->confident = 1;
+		for (size_t k = 0; k < r->nx; k++) {
+			struct crossover *x = &r->x[k];
+			x->threshold = SIZE_MAX;
+			snprintf(x->verdict, sizeof x->verdict,
+				 "no streaming %s variant runs on this CPU",
+				 op_name(r->op));
+			snprintf(x->confidence, sizeof x->confidence,
+				 "nothing to measure");
+			x->confident = 1;
+		}
 	}
 	buffer_free(&b.dst);
 	if (b.copy)
@@ -546,31 +575,52 @@ static void print_text(const struct options *o, const struct op_result *res,
 	for (int op = 0; op < 2; op++) {
 		const struct op_result *r = &res[op];
 		printf("\n%s%s\n", op_name(r->op),
-		       r->op == NTMEM_OP_SET ? " (writing zeros)" : " (random source bytes)");
+		       r->op == NTMEM_OP_SET ? " (variants chosen writing zeros)"
+					     : " (random source bytes)");
 		print_scores("cached", r->cached, r->ncached, r->best_cached,
 			     cached_pick_sizes, r->ncached_pick_sizes);
 		if (!r->best_streaming) {
-			printf("  %s\n", r->verdict);
+			printf("  %s\n", r->x[0].verdict);
 			continue;
 		}
 		print_scores("streaming", r->streaming, r->nstreaming,
 			     r->best_streaming, r->stream_pick_sizes,
 			     r->nstream_pick_sizes);
-		printf("  crossover, %s against %s (median of %d paired runs):\n",
-		       r->best_streaming->name, r->best_cached->name, o->effort->reps);
-		printf("  %10s %10s %10s %8s %6s\n", "size", r->best_cached->name,
-		       r->best_streaming->name, "ratio", "wins");
-		for (size_t i = 0; i < r->npoints; i++) {
-			const struct crossover_point *p = &r->points[i];
-			printf("  %10s %10.2f %10.2f %7.2fx %3d/%-2d%s\n",
-			       ntm_format_size(p->size, sz, sizeof sz), p->cached_gbps,
-			       p->streaming_gbps, p->ratio, p->wins, o->effort->reps,
-			       p->size == r->threshold ? "  <- threshold" : "");
+		for (size_t k = 0; k < r->nx; k++) {
+			const struct crossover *x = &r->x[k];
+			char value[40] = "";
+			if (r->op == NTMEM_OP_SET)
+				snprintf(value, sizeof value, " writing 0x%02x", x->value);
+			printf("  crossover%s, %s against %s (median of %d paired runs):\n",
+			       value, r->best_streaming->name, r->best_cached->name,
+			       o->effort->reps);
+			printf("  %10s %10s %10s %8s %6s\n", "size", r->best_cached->name,
+			       r->best_streaming->name, "ratio", "wins");
+			for (size_t i = 0; i < x->npoints; i++) {
+				const struct crossover_point *p = &x->points[i];
+				printf("  %10s %10.2f %10.2f %7.2fx %3d/%-2d%s\n",
+				       ntm_format_size(p->size, sz, sizeof sz),
+				       p->cached_gbps, p->streaming_gbps, p->ratio,
+				       p->wins, o->effort->reps,
+				       p->size == x->threshold ? "  <- threshold" : "");
+			}
+			printf("  %s\n  %s\n", x->verdict, x->confidence);
 		}
-		printf("  %s\n  %s\n", r->verdict, r->confidence);
 	}
-	printf("\nVerdict: %s; %s\n", res[0].verdict, res[1].verdict);
+	printf("\nVerdict:");
+	for (int op = 0; op < 2; op++)
+		for (size_t k = 0; k < res[op].nx; k++)
+			printf("%s %s", op || k ? ";" : "", res[op].x[k].verdict);
+	printf("\n");
 	printf("%s%s\n", status, path ? path : "");
+}
+
+static void json_threshold(struct json *j, const char *key, size_t t)
+{
+	if (t == SIZE_MAX)
+		json_null(j, key);  /* never */
+	else
+		json_uint(j, key, t);
 }
 
 static void print_json(const struct options *o, const struct op_result *res,
@@ -588,22 +638,31 @@ static void print_json(const struct options *o, const struct op_result *res,
 		json_string(&j, "op", op_name(r->op));
 		json_string(&j, "cached", r->best_cached->name);
 		json_string(&j, "streaming", r->best_streaming ? r->best_streaming->name : NULL);
-		if (r->threshold == SIZE_MAX)
-			json_null(&j, "threshold");
-		else
-			json_uint(&j, "threshold", r->threshold);
-		json_string(&j, "verdict", r->verdict);
-		json_bool(&j, "confident", r->confident);
-		json_string(&j, "confidence", r->confidence);
-		json_array(&j, "crossover");
-		for (size_t i = 0; i < r->npoints; i++) {
+		json_threshold(&j, "threshold", r->x[0].threshold);
+		if (r->op == NTMEM_OP_SET)
+			json_threshold(&j, "threshold_nonzero", r->x[1].threshold);
+		json_array(&j, "crossovers");
+		for (size_t k = 0; k < r->nx; k++) {
+			const struct crossover *x = &r->x[k];
 			json_object(&j, NULL);
-			json_uint(&j, "size", r->points[i].size);
-			json_double(&j, "cached_gbps", r->points[i].cached_gbps);
-			json_double(&j, "streaming_gbps", r->points[i].streaming_gbps);
-			json_double(&j, "ratio", r->points[i].ratio);
-			json_int(&j, "wins", r->points[i].wins);
-			json_int(&j, "runs", o->effort->reps);
+			json_uint(&j, "value", (uint64_t)x->value);
+			json_threshold(&j, "threshold", x->threshold);
+			json_string(&j, "verdict", x->verdict);
+			json_bool(&j, "confident", x->confident);
+			json_string(&j, "confidence", x->confidence);
+			json_array(&j, "points");
+			for (size_t i = 0; i < x->npoints; i++) {
+				const struct crossover_point *p = &x->points[i];
+				json_object(&j, NULL);
+				json_uint(&j, "size", p->size);
+				json_double(&j, "cached_gbps", p->cached_gbps);
+				json_double(&j, "streaming_gbps", p->streaming_gbps);
+				json_double(&j, "ratio", p->ratio);
+				json_int(&j, "wins", p->wins);
+				json_int(&j, "runs", o->effort->reps);
+				json_end(&j);
+			}
+			json_end(&j);
 			json_end(&j);
 		}
 		json_end(&j);
@@ -635,8 +694,9 @@ int cmd_calibrate(int argc, char **argv)
 				: m.mem_available ? 0 : SIZE_MAX / 2;
 
 	static struct op_result res[2];
-	res[0].op = NTMEM_OP_SET;
-	res[1].op = NTMEM_OP_COPY;
+	res[0] = (struct op_result){.op = NTMEM_OP_SET, .nx = 2};
+	res[0].x[1].value = NONZERO_VALUE;
+	res[1] = (struct op_result){.op = NTMEM_OP_COPY, .nx = 1};
 	for (int op = 0; op < 2; op++)
 		calibrate_op(&o, &res[op], memory);
 	if (o.progress)
@@ -651,13 +711,21 @@ int cmd_calibrate(int argc, char **argv)
 			snprintf(po->streaming, sizeof po->streaming, "%s",
 				 res[op].best_streaming->name);
 		po->has_threshold = 1;
-		po->threshold = res[op].threshold;
+		po->threshold = res[op].x[0].threshold;
+		if (res[op].nx > 1) {
+			po->has_nonzero_threshold = 1;
+			po->nonzero_threshold = res[op].x[1].threshold;
+		}
 	}
 	char comment[1024], when[64];
 	time_t now = time(NULL);
 	strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S UTC", gmtime(&now));
-	snprintf(comment, sizeof comment, "calibrated %s (%s effort)\n%s\n%s", when,
-		 o.effort->name, res[0].verdict, res[1].verdict);
+	int len = snprintf(comment, sizeof comment, "calibrated %s (%s effort)", when,
+			   o.effort->name);
+	for (int op = 0; op < 2; op++)
+		for (size_t k = 0; k < res[op].nx && len < (int)sizeof comment; k++)
+			len += snprintf(comment + len, sizeof comment - (size_t)len,
+					"\n%s", res[op].x[k].verdict);
 
 	int written = 0;
 	const char *status = "Dry run: no profile written";

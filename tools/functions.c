@@ -126,7 +126,7 @@ size_t libc_stream_threshold(enum ntmem_op op)
 	return libc_thresholds[op];
 }
 
-int fn_streams(const struct fn *f, size_t n)
+int fn_streams(const struct fn *f, size_t n, int value)
 {
 	struct ntmem_policy_info p;
 	switch (f->kind) {
@@ -134,7 +134,7 @@ int fn_streams(const struct fn *f, size_t n)
 		return f->streaming;
 	case FN_AUTO:
 		ntmem_policy_info(f->op, &p);
-		return n >= p.threshold;
+		return n >= ((unsigned char)value ? p.threshold_nonzero : p.threshold);
 	case FN_LIBC: {
 		size_t t = libc_stream_threshold(f->op);
 		return t ? n >= t : -1;

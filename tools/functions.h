@@ -36,9 +36,9 @@ const struct fn *fn_find(const struct fn *list, size_t n, const char *name);
 void fn_run(const struct fn *f, void *dst, const void *src, size_t n,
 	    int value);
 
-/* 1 if this call streams, 0 if not, -1 if unknown (libc without a
- * readable threshold). */
-int fn_streams(const struct fn *f, size_t n);
+/* 1 if a call over n bytes (writing value, for memset) streams, 0 if
+ * not, -1 if unknown (libc without a readable threshold). */
+int fn_streams(const struct fn *f, size_t n, int value);
 
 /* libc's streaming threshold for op as glibc's loader reports it
  * (SIZE_MAX: never streams), or 0 when unknown. */

@@ -117,18 +117,28 @@ static void print_text(void)
 	printf("\nPolicy\n");
 	for (int op = 0; op < 2; op++) {
 		const struct op_policy *o = &pol->op[op];
-		printf("  %s: streams from %s up\n", op_names[op],
-		       threshold_text(o->threshold, a, sizeof a));
+		if (op == NTMEM_OP_SET)
+			printf("  %s: streams from %s up writing zeros, from %s up "
+			       "writing other values\n", op_names[op],
+			       threshold_text(o->threshold, a, sizeof a),
+			       threshold_text(o->threshold_nonzero, b, sizeof b));
+		else
+			printf("  %s: streams from %s up\n", op_names[op],
+			       threshold_text(o->threshold, a, sizeof a));
 		printf("    cached     %-11s %s\n", o->cached->name,
 		       origin_text(o->cached_origin, pol, 0, buf, sizeof buf));
 		printf("    streaming  %-11s %s\n", o->streaming->name,
 		       origin_text(o->streaming_origin, pol, 0, buf, sizeof buf));
 		if (o->streaming_any_value != o->streaming)
-			printf("    non-zero   %-11s built-in ranking (%s writes "
+			printf("    other values %-9s built-in ranking (%s writes "
 			       "zeros only)\n", o->streaming_any_value->name,
 			       o->streaming->name);
 		printf("    threshold  %-11s %s\n", a,
 		       origin_text(o->threshold_origin, pol, 1, buf, sizeof buf));
+		if (op == NTMEM_OP_SET)
+			printf("    non-zero   %-11s %s\n", b,
+			       origin_text(o->threshold_nonzero_origin, pol, 1,
+					   buf, sizeof buf));
 	}
 	const char *tun = getenv("NTMEM_TUNABLES");
 	printf("  profile      %s%s%s\n", pol->profile_path,
@@ -165,11 +175,24 @@ static void json_choice(struct json *j, const char *key,
 	json_end(j);
 }
 
+static void json_threshold(struct json *j, const char *key, size_t t,
+			   enum ntmem_origin o, const struct policy *pol)
+{
+	char buf[1100];
+	json_object(j, key);
+	if (t == SIZE_MAX)
+		json_null(j, "bytes");
+	else
+		json_uint(j, "bytes", t);
+	json_string(j, "origin", ntmem_origin_name(o));
+	json_string(j, "detail", origin_text(o, pol, 1, buf, sizeof buf));
+	json_end(j);
+}
+
 static void print_json(void)
 {
 	const struct cpu *cpu = ntm_cpu();
 	const struct policy *pol = ntm_policy();
-	char buf[1100];
 	struct json j;
 	json_start(&j, stdout);
 	json_string(&j, "version", ntmem_version());
@@ -228,15 +251,10 @@ static void print_json(void)
 		json_choice(&j, "cached", o->cached, o->cached_origin, pol);
 		json_choice(&j, "streaming", o->streaming, o->streaming_origin, pol);
 		json_string(&j, "streaming_any_value", o->streaming_any_value->name);
-		json_object(&j, "threshold");
-		if (o->threshold == SIZE_MAX)
-			json_null(&j, "bytes");
-		else
-			json_uint(&j, "bytes", o->threshold);
-		json_string(&j, "origin", ntmem_origin_name(o->threshold_origin));
-		json_string(&j, "detail", origin_text(o->threshold_origin, pol, 1,
-						      buf, sizeof buf));
-		json_end(&j);
+		json_threshold(&j, "threshold", o->threshold, o->threshold_origin, pol);
+		if (op == NTMEM_OP_SET)
+			json_threshold(&j, "threshold_nonzero", o->threshold_nonzero,
+				       o->threshold_nonzero_origin, pol);
 		json_end(&j);
 	}
 	json_end(&j);

@@ -540,14 +540,14 @@ static int parse(int argc, char **argv, struct popts *o, char *err, size_t err_l
 		}
 		for (size_t i = 0; i < o->nrun[op]; i++) {
 			const struct fn *f = o->run[op][i];
-			int nt = fn_streams(f, o->size);
+			int nt = fn_streams(f, o->size, 0);
 			if (!o->streaming[op] && f->kind == FN_VARIANT && nt == 1)
 				o->streaming[op] = f;
 			if (!o->cached[op] && f->kind == FN_VARIANT && nt == 0)
 				o->cached[op] = f;
 		}
 		for (size_t i = 0; i < o->nrun[op] && !o->cached[op]; i++)
-			if (fn_streams(o->run[op][i], o->size) == 0)
+			if (fn_streams(o->run[op][i], o->size, 0) == 0)
 				o->cached[op] = o->run[op][i];
 		if (!o->reference[op])
 			o->reference[op] = o->cached[op];
@@ -716,7 +716,7 @@ static struct row *new_row(struct ctx *c, enum mode mode, int op,
 	r->mode = mode;
 	r->op = op;
 	r->f = f;
-	r->nt = is_idle(f) ? -1 : fn_streams(f, c->o->size);
+	r->nt = is_idle(f) ? -1 : fn_streams(f, c->o->size, 0);
 	r->victim = victim;
 	r->gbps = r->base_ns = r->with_ns = r->slowdown = NAN;
 	r->total_ms = r->aggr_ms = r->lookup_ms = NAN;
@@ -1644,7 +1644,7 @@ static int write_plot(const struct ctx *c, FILE *f)
 				 fk->name);
 			series[ns] = (struct plot_series){
 				.name = names[ns], .count = n, .x = xs[ns], .y = ys[ns],
-				.dashed = !is_idle(fk) && fn_streams(fk, o->size) == 1,
+				.dashed = !is_idle(fk) && fn_streams(fk, o->size, 0) == 1,
 			};
 			ns++;
 		}
