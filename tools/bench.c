@@ -195,14 +195,11 @@ void bench_parse(int argc, char **argv, struct bench_opts *o)
 		case 'h':
 			usage(stdout);
 			exit(0);
-		case ':':
-			cli_usage_error("option '%s' needs a value", argv[optind - 1]);
 		default:
-			cli_usage_error("unknown option '%s'", argv[optind - 1]);
+			cli_option_error(c, argv);
 		}
 	}
-	if (optind < argc)
-		cli_usage_error("unexpected argument '%s'", argv[optind]);
+	cli_no_operands(argc, argv);
 	if (o->json && o->csv)
 		cli_usage_error("--json and --csv: choose one");
 

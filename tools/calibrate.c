@@ -173,14 +173,11 @@ static void parse(int argc, char **argv, struct options *o)
 		case 'h':
 			usage(stdout);
 			exit(0);
-		case ':':
-			cli_usage_error("option '%s' needs a value", argv[optind - 1]);
 		default:
-			cli_usage_error("unknown option '%s'", argv[optind - 1]);
+			cli_option_error(c, argv);
 		}
 	}
-	if (optind < argc)
-		cli_usage_error("unexpected argument '%s'", argv[optind]);
+	cli_no_operands(argc, argv);
 	if (efforts_given > 1)
 		cli_usage_error("--quick and --thorough: choose one");
 	if (o->cpu < 0)

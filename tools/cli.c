@@ -2,6 +2,7 @@
 #include "cli.h"
 
 #include <errno.h>
+#include <getopt.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -17,35 +18,50 @@ const char *cli_command = "";
 /* The output file being written, removed if the command fails. */
 static struct cli_output *active_output;
 
-static void vmessage(const char *fmt, va_list ap)
+/* Say msg, remove the temporary output file, and exit. */
+__attribute__((noreturn)) static void die(int status, const char *msg)
 {
-	fprintf(stderr, "ntmem%s%s: ", cli_command[0] ? " " : "", cli_command);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	fprintf(stderr, "ntmem%s%s: %s\n", cli_command[0] ? " " : "", cli_command,
+		msg);
+	if (active_output)
+		cli_output_abandon(active_output);
+	if (status == 2)
+		fprintf(stderr, "Try 'ntmem %s%s--help' for more information.\n",
+			cli_command, cli_command[0] ? " " : "");
+	exit(status);
 }
 
 void cli_usage_error(const char *fmt, ...)
 {
+	char msg[1024];
 	va_list ap;
 	va_start(ap, fmt);
-	vmessage(fmt, ap);
+	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
-	if (active_output)
-		cli_output_abandon(active_output);
-	fprintf(stderr, "Try 'ntmem %s%s--help' for more information.\n",
-		cli_command, cli_command[0] ? " " : "");
-	exit(2);
+	die(2, msg);
 }
 
 void cli_fail(const char *fmt, ...)
 {
+	char msg[1024];
 	va_list ap;
 	va_start(ap, fmt);
-	vmessage(fmt, ap);
+	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
-	if (active_output)
-		cli_output_abandon(active_output);
-	exit(1);
+	die(1, msg);
+}
+
+void cli_option_error(int c, char **argv)
+{
+	if (c == ':')
+		cli_usage_error("option '%s' needs a value", argv[optind - 1]);
+	cli_usage_error("unknown option '%s'", argv[optind - 1]);
+}
+
+void cli_no_operands(int argc, char **argv)
+{
+	if (optind < argc)
+		cli_usage_error("unexpected argument '%s'", argv[optind]);
 }
 
 int cli_parse_size(const char *opt, const char *arg, size_t *out, char *err,

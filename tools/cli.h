@@ -14,6 +14,13 @@ extern const char *cli_command;
 void cli_usage_error(const char *fmt, ...)
 	__attribute__((format(printf, 1, 2), noreturn));
 
+/* For getopt_long's ':' (missing value) and '?' (unknown option) returns,
+ * with opterr = 0 and an optstring starting with ':': exit 2 naming it. */
+void cli_option_error(int c, char **argv) __attribute__((noreturn));
+
+/* Exit 2 if arguments are left after the options. */
+void cli_no_operands(int argc, char **argv);
+
 /* Print "ntmem CMD: MESSAGE" on stderr and exit 1: the run itself failed. */
 void cli_fail(const char *fmt, ...)
 	__attribute__((format(printf, 1, 2), noreturn));

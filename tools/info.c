@@ -290,11 +290,10 @@ int cmd_info(int argc, char **argv)
 			usage(stdout);
 			return 0;
 		default:
-			cli_usage_error("unknown option '%s'", argv[optind - 1]);
+			cli_option_error(c, argv);
 		}
 	}
-	if (optind < argc)
-		cli_usage_error("unexpected argument '%s'", argv[optind]);
+	cli_no_operands(argc, argv);
 	if (json)
 		print_json();
 	else

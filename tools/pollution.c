@@ -765,6 +765,25 @@ struct samples {
 	double miss_base, miss_with, ref_base, ref_with;  /* sums */
 };
 
+/* A row from its samples: the medians over the runs, and the counts per
+ * pass when counted.  base_ns, miss_base and ref_base (sums over the runs)
+ * are what the row compares with: its own warm pass, or a reference. */
+static void summarize(struct row *w, const struct samples *mine, double base_ns,
+		      double miss_base, double ref_base, size_t runs, int counted)
+{
+	w->base_ns = base_ns;
+	w->with_ns = median(mine->with, runs);
+	w->slowdown = w->with_ns / w->base_ns;
+	w->gbps = median(mine->gbps, runs);
+	if (counted) {
+		w->counted = 1;
+		w->miss_base = miss_base / (double)runs;
+		w->ref_base = ref_base / (double)runs;
+		w->miss_with = mine->miss_with / (double)runs;
+		w->ref_with = mine->ref_with / (double)runs;
+	}
+}
+
 static double *samples_alloc(size_t n)
 {
 	double *p = calloc(n ? n : 1, sizeof *p);
@@ -851,17 +870,8 @@ static int mode_after(struct ctx *c, int op, size_t vsize)
 			ok = -1;
 			break;
 		}
-		w->base_ns = median(s[k].base, runs);
-		w->with_ns = median(s[k].with, runs);
-		w->slowdown = w->with_ns / w->base_ns;
-		w->gbps = median(s[k].gbps, runs);
-		if (c->pc.available) {
-			w->counted = 1;
-			w->miss_base = s[k].miss_base / (double)runs;
-			w->miss_with = s[k].miss_with / (double)runs;
-			w->ref_base = s[k].ref_base / (double)runs;
-			w->ref_with = s[k].ref_with / (double)runs;
-		}
+		summarize(w, &s[k], median(s[k].base, runs), s[k].miss_base,
+			  s[k].ref_base, runs, c->pc.available);
 	}
 	for (size_t k = 0; k < slots; k++)
 		free_samples(&s[k]);
@@ -998,17 +1008,8 @@ static int mode_concurrent(struct ctx *c, int op, size_t vsize, char *err,
 			ok = -1;
 			break;
 		}
-		w->base_ns = median(s[k].base, runs);
-		w->with_ns = median(s[k].with, runs);
-		w->slowdown = w->with_ns / w->base_ns;
-		w->gbps = median(s[k].gbps, runs);
-		if (counted) {
-			w->counted = 1;
-			w->miss_base = s[k].miss_base / (double)runs;
-			w->miss_with = s[k].miss_with / (double)runs;
-			w->ref_base = s[k].ref_base / (double)runs;
-			w->ref_with = s[k].ref_with / (double)runs;
-		}
+		summarize(w, &s[k], median(s[k].base, runs), s[k].miss_base,
+			  s[k].ref_base, runs, counted);
 	}
 	for (size_t k = 0; k < nf; k++)
 		free_samples(&s[k]);
@@ -1074,17 +1075,8 @@ static int mode_reread(struct ctx *c, int op, size_t vsize)
 			ok = -1;
 			break;
 		}
-		w->base_ns = ref_ns;
-		w->with_ns = median(s[k].with, runs);
-		w->slowdown = w->with_ns / w->base_ns;
-		w->gbps = median(s[k].gbps, runs);
-		if (c->pc.available) {
-			w->counted = 1;
-			w->miss_base = s[nf].miss_with / (double)runs;
-			w->ref_base = s[nf].ref_with / (double)runs;
-			w->miss_with = s[k].miss_with / (double)runs;
-			w->ref_with = s[k].ref_with / (double)runs;
-		}
+		summarize(w, &s[k], ref_ns, s[nf].miss_with, s[nf].ref_with, runs,
+			  c->pc.available);
 	}
 	for (size_t k = 0; k < slots; k++)
 		free_samples(&s[k]);
@@ -1139,20 +1131,11 @@ static int mode_mixed(struct ctx *c, int op, size_t vsize)
 			ok = -1;
 			break;
 		}
-		w->base_ns = alone;
-		w->with_ns = median(s[k].with, runs);
-		w->slowdown = w->with_ns / w->base_ns;
-		w->gbps = median(s[k].gbps, runs);
+		summarize(w, &s[k], alone, s[nf].miss_with, s[nf].ref_with, runs,
+			  c->pc.available);
 		w->total_ms = median(s[k].extra1, runs);
 		w->aggr_ms = median(s[k].extra2, runs);
 		w->lookup_ms = w->with_ns * (double)m / 1e6;
-		if (c->pc.available) {
-			w->counted = 1;
-			w->miss_base = s[nf].miss_with / (double)runs;
-			w->ref_base = s[nf].ref_with / (double)runs;
-			w->miss_with = s[k].miss_with / (double)runs;
-			w->ref_with = s[k].ref_with / (double)runs;
-		}
 	}
 	for (size_t k = 0; k < slots; k++)
 		free_samples(&s[k]);
