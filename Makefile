@@ -73,8 +73,11 @@ $(TOOL): $(TOOL_OBJ) $(STATIC)
 TOOL_LIB_OBJ := $(filter-out $(O)/tools/ntmem.o,$(TOOL_OBJ))
 $(O)/tests/%: tests/%.c $(O)/tests/harness.o $(TOOL_LIB_OBJ) $(STATIC)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -Itools -o $@ $< $(O)/tests/harness.o \
-		$(TOOL_LIB_OBJ) $(STATIC) $(LDLIBS)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) $(TEST_LDFLAGS) -Itools -o $@ $< \
+		$(O)/tests/harness.o $(TOOL_LIB_OBJ) $(STATIC) $(LDLIBS)
+
+# test_fence counts the library's fences by wrapping the one function.
+$(O)/tests/test_fence: TEST_LDFLAGS = -Wl,--wrap=ntm_fence
 
 tests: $(TESTS) $(TOOL)
 

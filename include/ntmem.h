@@ -148,12 +148,14 @@ void *ntmem_variant_copy(int id, void *dst, const void *src, size_t n,
  *        set_cached=NAME         copy_cached=NAME
  *        set_streaming=NAME      copy_streaming=NAME
  *        set=NAME                copy=NAME
- *      SIZE is a byte count with an optional unit (K, KiB, KB, M, MiB,
- *      MB, G, GiB, GB: all powers of 1024), or "max" for never.
+ *      SIZE is a byte count with an optional unit (B, K/KB/KiB, M/MB/MiB,
+ *      G/GB/GiB, T/TB/TiB: all powers of 1024), or "max" for never.
  *      set_threshold sets the non-zero threshold too, unless
  *      set_nonzero_threshold is given.  set=NAME forces one variant for
  *      every ntmem_set call: a streaming NAME also sets the thresholds
- *      to 0, a cached one to "max".
+ *      to 0, a cached one to "max" (again unless set_nonzero_threshold
+ *      is given).  A zero-only NAME (clzero) serves zeros only; other
+ *      values then stream with the best other streaming variant.
  *   2. a calibration profile written by "ntmem calibrate", read from
  *      NTMEM_PROFILE if set ("" or "none" disables it), else from
  *      $XDG_CACHE_HOME/ntmem/profile, else ~/.cache/ntmem/profile.  A
@@ -192,7 +194,7 @@ const char *ntmem_origin_name(enum ntmem_origin origin);
 
 /*
  * The i-th setting that was ignored, with the reason, e.g.
- * "NTMEM_TUNABLES: set_threshold=12Q: bad size unit 'Q'".  NULL past the
+ * "NTMEM_TUNABLES: set_threshold=12Q: unknown unit (use B, KB, ...)".  NULL past the
  * end.  The strings live as long as the process.
  */
 const char *ntmem_policy_ignored(int i);

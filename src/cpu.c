@@ -287,7 +287,17 @@ struct cache_info ntm_cpu_caches(const struct cpu *cpu)
 	struct cache_info c = cpu->cpuid_caches;
 	if (c.l3 == 0)
 		c = cpu->sysfs_caches;
+	if (cpu->sysfs_caches.l3_shared_by)
+		c.l3_shared_by = cpu->sysfs_caches.l3_shared_by;
+	if (c.l3_shared_by == 0 || c.l3_shared_by > cpu->online_cpus)
+		c.l3_shared_by = cpu->online_cpus;
 	return c;
+}
+
+size_t ntm_cpu_llc_share(const struct cpu *cpu)
+{
+	struct cache_info c = ntm_cpu_caches(cpu);
+	return c.l3 / (c.l3_shared_by ? c.l3_shared_by : 1);
 }
 
 static struct cpu the_cpu;

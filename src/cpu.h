@@ -49,7 +49,13 @@ const char *ntm_cpu_feature_name(unsigned feature);
 const char *ntm_cpu_missing(const struct cpu *cpu, unsigned need);
 
 /* The last-level cache size and sharing to plan with: CPUID when it gives
- * an L3, else sysfs; l3 == 0 when neither does. */
+ * an L3, else sysfs; l3 == 0 when neither does.  l3_shared_by is the
+ * count of online CPUs sharing it: sysfs lists them, while CPUID gives
+ * only the most IDs that could (rounded to a power of two). */
 struct cache_info ntm_cpu_caches(const struct cpu *cpu);
+
+/* One thread's share of the last-level cache, or 0 when its size is
+ * unknown. */
+size_t ntm_cpu_llc_share(const struct cpu *cpu);
 
 #endif

@@ -61,12 +61,7 @@ size_t ntm_topology_threshold(const struct cpu *cpu, char *how, size_t len)
 			 THRESHOLD_NO_CACHE_INFO / MiB);
 		return THRESHOLD_NO_CACHE_INFO;
 	}
-	/* CPUID counts the threads that could share the LLC; only the online
-	 * ones compete for it in practice. */
-	unsigned sharing = c.l3_shared_by ? c.l3_shared_by : 1;
-	if (sharing > cpu->online_cpus)
-		sharing = cpu->online_cpus;
-	size_t share = c.l3 / sharing;
+	size_t share = ntm_cpu_llc_share(cpu);
 	size_t t = share;
 	const char *bound = "";
 	if (t < THRESHOLD_FLOOR) {
@@ -78,7 +73,7 @@ size_t ntm_topology_threshold(const struct cpu *cpu, char *how, size_t len)
 	}
 	char l3[32], s[32];
 	snprintf(how, len, "LLC %s (%s) / %u threads = %s per thread%s",
-		 ntm_format_size(c.l3, l3, sizeof l3), from, sharing,
+		 ntm_format_size(c.l3, l3, sizeof l3), from, c.l3_shared_by,
 		 ntm_format_size(share, s, sizeof s), bound);
 	return t;
 }
@@ -88,6 +83,13 @@ static void note(struct policy *p, const char *fmt, ...)
 {
 	if (p->note_count >= NTM_MAX_NOTES)
 		return;
+	if (p->note_count == NTM_MAX_NOTES - 1) {
+		/* Say that the list is cut, rather than cut it silently. */
+		snprintf(p->notes[p->note_count++], NTM_NOTE_LEN,
+			 "more settings were ignored; only the first %d are listed",
+			 NTM_MAX_NOTES - 1);
+		return;
+	}
 	va_list ap;
 	va_start(ap, fmt);
 	vsnprintf(p->notes[p->note_count++], NTM_NOTE_LEN, fmt, ap);
@@ -235,7 +237,7 @@ static void apply_tunable(struct policy *p, char *pair, int nonzero_given[2])
 			}
 			set_role(o, streaming, v, NTMEM_ORIGIN_ENVIRONMENT);
 			set_threshold(o, streaming ? 0 : SIZE_MAX,
-				      NTMEM_ORIGIN_ENVIRONMENT, 0);
+				      NTMEM_ORIGIN_ENVIRONMENT, nonzero_given[op]);
 			return;
 		} else
 			break;

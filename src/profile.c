@@ -124,9 +124,25 @@ static int parse_line(struct profile *p, const char *key, const char *val)
 int ntm_profile_read(const char *path, const struct cpu *cpu,
 		     struct profile *p, char *why, size_t why_len)
 {
-	FILE *f = fopen(path, "re");
+	/* Non-blocking, and regular files only: a FIFO or device named by
+	 * NTMEM_PROFILE must not hang the first ntmem_set of a program. */
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	struct stat st;
+	if (fd < 0 || fstat(fd, &st)) {
+		snprintf(why, why_len, "cannot open: %s", strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		snprintf(why, why_len, "not a regular file");
+		close(fd);
+		return -1;
+	}
+	FILE *f = fdopen(fd, "r");
 	if (!f) {
 		snprintf(why, why_len, "cannot open: %s", strerror(errno));
+		close(fd);
 		return -1;
 	}
 	char *text = malloc(PROFILE_MAX_BYTES + 1);
@@ -302,11 +318,11 @@ int ntm_profile_write(const char *path, const struct profile *p,
 				       thresholds[t].value);
 		}
 	}
-	append(text, sizeof text, &len, "end %08x\n", fnv1a(text, len));
-	if (len >= sizeof text) {
+	if (len >= sizeof text - 16) {  /* no room for the end line */
 		errno = EOVERFLOW;
 		return -1;
 	}
+	append(text, sizeof text, &len, "end %08x\n", fnv1a(text, len));
 
 	if (mkdir_parents(path))
 		return -1;

@@ -126,6 +126,14 @@ static void test_bad_options(void)
 		{{"bench", "memset", "-s", NULL}, "needs a value"},
 		{{"bench", "memset", "--cpu", "4000", NULL}, "--cpu"},
 		{{"bench", "memset", "extra", NULL}, "unexpected argument 'extra'"},
+		{{"bench", "memset", "-x5", NULL}, "unknown option '-x'"},
+		{{"bench", "memset", "--value", " -5", NULL}, "--value: ' -5'"},
+		{{"bench", "memset", "-s", "18446744073709551615", "-f", "stosq", NULL},
+		 "--size: 16777216.0 TiB: needs"},
+		{{"bench", "memcpy", "-s", "8388608TB", NULL}, "--size: 8388608 TiB: needs"},
+		/* zero-only (or, off AMD, unsupported) baseline with a value */
+		{{"bench", "memset", "-f", "stosq", "--baseline", "clzero", "--value", "1",
+		  NULL}, "--baseline: clzero"},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		char err[1024], name[160];

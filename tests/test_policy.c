@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -117,6 +118,25 @@ static void test_tunables(void)
 		"tunables: a bad pair does not spoil the good ones", "threshold %zu",
 		pol.op[0].threshold);
 
+	/* set=NAME keeps an explicit non-zero threshold given before it. */
+	ntm_policy_build(&pol, ntm_cpu(), "set_nonzero_threshold=1MiB,set=stosq", NULL);
+	t_check(pol.op[0].threshold == SIZE_MAX && pol.op[0].threshold_nonzero == 1 * MiB,
+		"tunables: set=NAME keeps an explicit set_nonzero_threshold",
+		"%zu %zu", pol.op[0].threshold, pol.op[0].threshold_nonzero);
+
+	/* More bad settings than the list holds: the cut is said. */
+	char many[1000] = "";
+	for (int i = 0; i < 20; i++)
+		snprintf(many + strlen(many), sizeof many - strlen(many), "%sbad%d=1",
+			 i ? "," : "", i);
+	ntm_policy_build(&pol, ntm_cpu(), many, NULL);
+	t_check(pol.note_count == NTM_MAX_NOTES &&
+		strstr(pol.notes[NTM_MAX_NOTES - 1], "more settings were ignored") &&
+		strstr(pol.notes[0], "bad0"),
+		"tunables: more ignored settings than the list holds are not lost silently",
+		"%d notes, last: %s", pol.note_count,
+		pol.note_count ? pol.notes[pol.note_count - 1] : "");
+
 	char longval[2048];
 	memset(longval, 'a', sizeof longval - 1);
 	longval[sizeof longval - 1] = '\0';
@@ -204,7 +224,18 @@ static void test_profile_round_trip(void)
 		pol.profile_status);
 }
 
-/* Write text as a profile file, fixing up the checksum line if asked. */
+/* FNV-1a, as the profile's end line carries it. */
+static unsigned fnv1a(const char *s)
+{
+	uint32_t h = 2166136261u;
+	for (; *s; s++) {
+		h ^= (unsigned char)*s;
+		h *= 16777619u;
+	}
+	return h;
+}
+
+/* Write text as a profile file. */
 static void write_file(const char *path, const char *text)
 {
 	FILE *f = fopen(path, "w");
@@ -294,6 +325,31 @@ static void test_bad_profiles(void)
 	fwrite("ntmem-profile 1\n\0end 0\n", 1, 23, f);
 	fclose(f);
 	expect_ignored(path, "NUL", "a NUL byte");
+
+	/* A FIFO must not hang the first call that reads it. */
+	path_in_dir(path, sizeof path, "fifo");
+	if (mkfifo(path, 0600) == 0)
+		expect_ignored(path, "not a regular file", "a FIFO, without blocking");
+	else
+		t_fail("profile ignored: a FIFO", "mkfifo: %s", strerror(errno));
+
+	/* A bad line under a good checksum. */
+	path_in_dir(path, sizeof path, "bad-line");
+	char body[256];
+	snprintf(body, sizeof body, "ntmem-profile 1\ncpu.family eleven\n");
+	snprintf(cut, sizeof cut, "%send %08x\n", body, fnv1a(body));
+	write_file(path, cut);
+	expect_ignored(path, "bad line 2", "a bad line under a good checksum");
+
+	/* A profile too large to write is refused, not written short. */
+	path_in_dir(path, sizeof path, "too-large");
+	static char big[12000];
+	memset(big, 'x', sizeof big - 1);
+	errno = 0;
+	t_check(ntm_profile_write(path, &p, big) == -1 && errno == EOVERFLOW &&
+		access(path, F_OK) != 0,
+		"profile: a comment too large to fit is refused, nothing written",
+		"errno %d", errno);
 
 	/* A well-formed profile naming a variant that cannot serve: that
 	 * value is ignored, the rest is used. */

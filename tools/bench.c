@@ -19,8 +19,6 @@
 #include "svg.h"
 
 #define MiB ((size_t)1 << 20)
-/* Room left for everything else when checking sizes against memory. */
-#define MEMORY_HEADROOM (256 * MiB)
 
 static const size_t default_sizes[] = {2 * MiB, 16 * MiB, 128 * MiB,
 				       1024 * MiB, 4096 * MiB};
@@ -76,21 +74,14 @@ static void list_functions(enum ntmem_op op)
 }
 
 /* Memory a run at this size needs: the destination, and for memcpy the
- * source, each rounded up to whole 2 MiB pages. */
+ * source, each in whole 2 MiB pages; SIZE_MAX when that overflows. */
 static size_t memory_needed(const struct bench_opts *o, size_t size)
 {
-	size_t rounded = (size + 2 * MiB - 1) / (2 * MiB) * (2 * MiB);
-	return rounded * (o->op == NTMEM_OP_COPY ? 2 : 1);
-}
-
-static size_t memory_budget(void)
-{
-	struct machine m;
-	machine_facts(&m);
-	if (m.mem_available == 0)
-		return SIZE_MAX;  /* unknown: let mmap decide */
-	return m.mem_available > MEMORY_HEADROOM ? m.mem_available - MEMORY_HEADROOM
-						 : 0;
+	size_t rounded = round_up_2mib(size);
+	int buffers = o->op == NTMEM_OP_COPY ? 2 : 1;
+	if (rounded == 0 || rounded > SIZE_MAX / 2)
+		return SIZE_MAX;
+	return rounded * (size_t)buffers;
 }
 
 static void add_skip(struct bench_opts *o, const char *what, const char *why)
@@ -244,6 +235,9 @@ void bench_parse(int argc, char **argv, struct bench_opts *o)
 	if (baseline && !b->supported)
 		cli_usage_error("--baseline: %s cannot run here: %s", baseline,
 				b->why_unsupported);
+	if (baseline && b->zero_only && o->value > 0)
+		cli_usage_error("--baseline: %s writes zeros only; --value is %#x",
+				baseline, o->value);
 	if (!b->supported)  /* the default, on a CPU without ERMS */
 		b = fn_find(all, nall, "glibc");
 	if (!fn_find(o->fns, o->nfns, b->name)) {
@@ -355,17 +349,10 @@ long bench_auto_loops(const struct fn *f, unsigned char *dst,
 
 static void fill_source(unsigned char *src, size_t len, int value)
 {
-	if (value >= 0) {
+	if (value >= 0)
 		memset(src, value, len);
-		return;
-	}
-	uint64_t x = 0x243f6a8885a308d3ull;
-	for (size_t i = 0; i + 8 <= len; i += 8) {
-		x ^= x << 13;
-		x ^= x >> 7;
-		x ^= x << 17;
-		memcpy(src + i, &x, 8);
-	}
+	else
+		fill_random(src, len);
 }
 
 static void progress(const struct bench_opts *o, size_t done, size_t total,
@@ -651,13 +638,14 @@ int cmd_bench(int argc, char **argv)
 		print_csv(&o);
 	else
 		print_table(&o, &m);
+	/* The plot appears only if everything else was written. */
+	if (fflush(stdout) || ferror(stdout))
+		cli_fail("cannot write the results to standard output");
 	if (o.plot) {
-		if (write_plot(&o, &m, plot.f)) {
-			cli_output_abandon(&plot);
+		if (write_plot(&o, &m, plot.f))
 			cli_fail("--plot: nothing was measured, so no plot");
-		}
 		if (cli_output_commit(&plot))
 			cli_fail("--plot: cannot write '%s'", o.plot);
 	}
-	return fflush(stdout) ? 1 : 0;
+	return 0;
 }

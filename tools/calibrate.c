@@ -18,13 +18,13 @@
 #include "cpu.h"
 #include "json.h"
 #include "measure.h"
+#include "policy.h"
 #include "profile.h"
 #include "size.h"
 
 #define KiB ((size_t)1 << 10)
 #define MiB ((size_t)1 << 20)
 #define GiB ((size_t)1 << 30)
-#define MEMORY_HEADROOM (512 * MiB)
 /* Streaming counts as winning when it is at most this much slower: a
  * tie goes to streaming, which spares everyone else's cache. */
 #define TIE_RATIO 0.97
@@ -88,6 +88,8 @@ struct op_result {
 	size_t stream_pick_sizes[1];
 	size_t nstream_pick_sizes;
 	const struct fn *best_cached, *best_streaming;
+	const struct fn *streaming_any_value;  /* best_streaming, or the ranked
+						  one if that is zero-only */
 	struct crossover x[2];    /* memset: zeros, then NONZERO_VALUE */
 	size_t nx;
 };
@@ -186,11 +188,6 @@ static void parse(int argc, char **argv, struct options *o)
 		cli_usage_error("--cpu: cannot run on CPU %d", o->cpu);
 }
 
-static double median(double *v, size_t n)
-{
-	return stats_of(v, n).median;
-}
-
 struct buffers {
 	struct buffer dst, src;
 	int copy;
@@ -229,7 +226,7 @@ static void measure_medians(const struct buffers *b, const struct fn *const *fns
 						  0, loops[i]);
 		}
 	for (size_t i = 0; i < n; i++)
-		out[i] = median(samples[i], (size_t)reps);
+		out[i] = median_of(samples[i], (size_t)reps);
 }
 
 /* Score every candidate by its worst fraction of the best at any of the
@@ -267,8 +264,10 @@ static void measure_point(const struct options *o, const struct buffers *b,
 	int reps = o->effort->reps;
 	const unsigned char *src = b->copy ? b->src.p : NULL;
 	const struct fn *c = r->best_cached, *s = r->best_streaming;
-	long lc = bench_auto_loops(c, b->dst.p, src, size, 0, 0);
-	long ls = bench_auto_loops(s, b->dst.p, src, size, 0, 0);
+	if (x->value && s->zero_only)
+		s = r->streaming_any_value;  /* what the library uses then */
+	long lc = bench_auto_loops(c, b->dst.p, src, size, 0, v);
+	long ls = bench_auto_loops(s, b->dst.p, src, size, 0, v);
 	double ratios[64], cg[64], sg[64];
 	char sz[32];
 	progress(o, "%s crossover at %s", op_name(r->op),
@@ -287,9 +286,9 @@ static void measure_point(const struct options *o, const struct buffers *b,
 		ratios[i] = sg[i] / cg[i];
 		p->wins += sg[i] > cg[i];
 	}
-	p->ratio = median(ratios, (size_t)reps);
-	p->cached_gbps = median(cg, (size_t)reps);
-	p->streaming_gbps = median(sg, (size_t)reps);
+	p->ratio = median_of(ratios, (size_t)reps);
+	p->cached_gbps = median_of(cg, (size_t)reps);
+	p->streaming_gbps = median_of(sg, (size_t)reps);
 }
 
 static int point_streams(const struct crossover_point *p)
@@ -315,7 +314,7 @@ static size_t fit_threshold(const struct crossover *x)
 		}
 		double three[3] = {x->points[i - 1].ratio, x->points[i].ratio,
 				   x->points[i + 1].ratio};
-		smooth[i] = median(three, 3);
+		smooth[i] = median_of(three, 3);
 	}
 	size_t best = n;
 	double best_loss = INFINITY;
@@ -411,7 +410,7 @@ static void judge(const struct options *o, const struct op_result *r,
 			above[nabove++] = x->points[i].ratio;
 	snprintf(x->verdict, sizeof x->verdict,
 		 "streaming %s wins from %s up (%.2fx by the median from there, "
-		 "%.2fx at %s)", what, t, median(above, nabove),
+		 "%.2fx at %s)", what, t, median_of(above, nabove),
 		 last->ratio, ntm_format_size(last->size, sz, sizeof sz));
 	int min_wins = reps;
 	for (size_t i = 0; i < x->npoints; i++)
@@ -453,13 +452,7 @@ static int alloc_buffers(struct buffers *b, enum ntmem_op op, size_t size)
 	if (b->copy) {
 		if (buffer_alloc(&b->src, size, PAGES_4K, why, sizeof why))
 			cli_fail("cannot allocate %zu bytes: %s", size, why);
-		uint64_t x = 0x9e3779b97f4a7c15ull;
-		for (size_t i = 0; i + 8 <= size; i += 8) {
-			x ^= x << 13;
-			x ^= x >> 7;
-			x ^= x << 17;
-			memcpy(b->src.p + i, &x, 8);
-		}
+		fill_random(b->src.p, size);
 	}
 	return 0;
 }
@@ -507,6 +500,12 @@ static void calibrate_op(const struct options *o, struct op_result *r,
 		r->best_streaming = pick(o, &b, streaming, r->nstreaming,
 					 r->stream_pick_sizes,
 					 r->nstream_pick_sizes, r->streaming);
+		r->streaming_any_value = r->best_streaming;
+		if (r->best_streaming->zero_only) {
+			const struct variant *v = ntm_ranked_variant(r->op, 1);
+			r->streaming_any_value =
+				fn_find(r->fns, r->nfns, v ? v->name : "");
+		}
 		struct crossover *x = &r->x[0];
 		find_threshold(o, &b, r, x, hi);
 		/* The cached variant only serves below the threshold: choose
@@ -588,11 +587,12 @@ static void print_text(const struct options *o, const struct op_result *res,
 			char value[40] = "";
 			if (r->op == NTMEM_OP_SET)
 				snprintf(value, sizeof value, " writing 0x%02x", x->value);
+			const struct fn *s = x->value ? r->streaming_any_value
+						      : r->best_streaming;
 			printf("  crossover%s, %s against %s (median of %d paired runs):\n",
-			       value, r->best_streaming->name, r->best_cached->name,
-			       o->effort->reps);
+			       value, s->name, r->best_cached->name, o->effort->reps);
 			printf("  %10s %10s %10s %8s %6s\n", "size", r->best_cached->name,
-			       r->best_streaming->name, "ratio", "wins");
+			       s->name, "ratio", "wins");
 			for (size_t i = 0; i < x->npoints; i++) {
 				const struct crossover_point *p = &x->points[i];
 				printf("  %10s %10.2f %10.2f %7.2fx %3d/%-2d%s\n",
@@ -684,11 +684,7 @@ int cmd_calibrate(int argc, char **argv)
 	else if (!o.dry_run && ntm_profile_path(path, sizeof path, &why))
 		cli_usage_error("no profile path (%s); use --output PATH", why);
 
-	struct machine m;
-	machine_facts(&m);
-	size_t memory = m.mem_available > MEMORY_HEADROOM
-				? m.mem_available - MEMORY_HEADROOM
-				: m.mem_available ? 0 : SIZE_MAX / 2;
+	size_t memory = memory_budget();
 
 	static struct op_result res[2];
 	res[0] = (struct op_result){.op = NTMEM_OP_SET, .nx = 2};

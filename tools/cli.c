@@ -1,6 +1,7 @@
 /* cli.c - shared argument handling and output files for the tool. */
 #include "cli.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -53,9 +54,17 @@ void cli_fail(const char *fmt, ...)
 
 void cli_option_error(int c, char **argv)
 {
+	/* A long option is the word getopt just passed; a short one may sit
+	 * inside a word ("-x5"), so name it by optopt. */
+	char name[8];
+	const char *word = argv[optind - 1];
+	if (strncmp(word, "--", 2) && optopt > 0 && optopt < 128) {
+		snprintf(name, sizeof name, "-%c", optopt);
+		word = name;
+	}
 	if (c == ':')
-		cli_usage_error("option '%s' needs a value", argv[optind - 1]);
-	cli_usage_error("unknown option '%s'", argv[optind - 1]);
+		cli_usage_error("option '%s' needs a value", word);
+	cli_usage_error("unknown option '%s'", word);
 }
 
 void cli_no_operands(int argc, char **argv)
@@ -159,7 +168,8 @@ int cli_byte(const char *opt, const char *arg)
 	errno = 0;
 	int hex = arg[0] == '0' && (arg[1] == 'x' || arg[1] == 'X');
 	long v = strtol(arg, &end, hex ? 16 : 10);
-	if (errno || end == arg || *end || arg[0] == '-' || arg[0] == '+')
+	/* strtol takes blanks and signs; a byte is digits only. */
+	if (errno || end == arg || *end || !isdigit((unsigned char)arg[0]))
 		cli_usage_error("%s: '%s' is not a byte (0-255 or 0x00-0xff)",
 				opt, arg);
 	if (v > 255)

@@ -2,11 +2,14 @@
 #define _GNU_SOURCE
 #include "functions.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "cli.h"
 
 size_t fn_list(enum ntmem_op op, struct fn *out, size_t max)
 {
@@ -54,12 +57,13 @@ void fn_run(const struct fn *f, void *dst, const void *src, size_t n,
 	    int value)
 {
 	int set = f->op == NTMEM_OP_SET;
+	void *done = dst;
 	switch (f->kind) {
 	case FN_VARIANT:
 		if (set)
-			ntmem_variant_set(f->variant_id, dst, value, n, 0);
+			done = ntmem_variant_set(f->variant_id, dst, value, n, 0);
 		else
-			ntmem_variant_copy(f->variant_id, dst, src, n, 0);
+			done = ntmem_variant_copy(f->variant_id, dst, src, n, 0);
 		break;
 	case FN_LIBC:
 		if (set)
@@ -74,6 +78,10 @@ void fn_run(const struct fn *f, void *dst, const void *src, size_t n,
 			ntmem_copy(dst, src, n);
 		break;
 	}
+	/* A refused call would be timed as infinitely fast: never let one
+	 * pass (the callers skip what cannot run, so this is a bug). */
+	if (!done && n)
+		cli_fail("%s refused to run (%s)", f->name, strerror(errno));
 }
 
 /* glibc's loader lists its tunables with their values (glibc 2.33+). */

@@ -32,7 +32,9 @@ size_t fn_list(enum ntmem_op op, struct fn *out, size_t max);
 const struct fn *fn_find(const struct fn *list, size_t n, const char *name);
 
 /* Run f once: set n bytes of dst to value, or copy n bytes of src to dst.
- * Streaming calls are fenced before this returns. */
+ * Streaming calls are fenced before this returns.  A variant that refuses
+ * the call (a zero-only one given another value) ends the program with
+ * exit 1: timing a call that did nothing would be a lie. */
 void fn_run(const struct fn *f, void *dst, const void *src, size_t n,
 	    int value);
 

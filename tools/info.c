@@ -31,9 +31,10 @@ static void usage(FILE *f)
 		"Environment: NTMEM_TUNABLES, NTMEM_PROFILE (see ntmem(3)).\n");
 }
 
-/* Where a policy value came from, in words. */
+/* Where a policy value came from, in words.  threshold: the value, for a
+ * threshold; NULL for a variant. */
 static const char *origin_text(enum ntmem_origin o, const struct policy *p,
-			       int threshold, char *buf, size_t len)
+			       const size_t *threshold, char *buf, size_t len)
 {
 	switch (o) {
 	case NTMEM_ORIGIN_ENVIRONMENT:
@@ -46,6 +47,8 @@ static const char *origin_text(enum ntmem_origin o, const struct policy *p,
 	}
 	if (!threshold)
 		return "built-in ranking";
+	if (*threshold == SIZE_MAX)
+		return "no streaming variant runs on this CPU";
 	char how[160];
 	ntm_topology_threshold(ntm_cpu(), how, sizeof how);
 	snprintf(buf, len, "topology: %s", how);
@@ -126,19 +129,20 @@ static void print_text(void)
 			printf("  %s: streams from %s up\n", op_names[op],
 			       threshold_text(o->threshold, a, sizeof a));
 		printf("    cached     %-11s %s\n", o->cached->name,
-		       origin_text(o->cached_origin, pol, 0, buf, sizeof buf));
+		       origin_text(o->cached_origin, pol, NULL, buf, sizeof buf));
 		printf("    streaming  %-11s %s\n", o->streaming->name,
-		       origin_text(o->streaming_origin, pol, 0, buf, sizeof buf));
+		       origin_text(o->streaming_origin, pol, NULL, buf, sizeof buf));
 		if (o->streaming_any_value != o->streaming)
 			printf("    other values %-9s built-in ranking (%s writes "
 			       "zeros only)\n", o->streaming_any_value->name,
 			       o->streaming->name);
 		printf("    threshold  %-11s %s\n", a,
-		       origin_text(o->threshold_origin, pol, 1, buf, sizeof buf));
+		       origin_text(o->threshold_origin, pol, &o->threshold, buf,
+				   sizeof buf));
 		if (op == NTMEM_OP_SET)
 			printf("    non-zero   %-11s %s\n", b,
-			       origin_text(o->threshold_nonzero_origin, pol, 1,
-					   buf, sizeof buf));
+			       origin_text(o->threshold_nonzero_origin, pol,
+					   &o->threshold_nonzero, buf, sizeof buf));
 	}
 	const char *tun = getenv("NTMEM_TUNABLES");
 	printf("  profile      %s%s%s\n", pol->profile_path,
@@ -171,7 +175,7 @@ static void json_choice(struct json *j, const char *key,
 	json_object(j, key);
 	json_string(j, "name", v->name);
 	json_string(j, "origin", ntmem_origin_name(o));
-	json_string(j, "detail", origin_text(o, pol, 0, buf, sizeof buf));
+	json_string(j, "detail", origin_text(o, pol, NULL, buf, sizeof buf));
 	json_end(j);
 }
 
@@ -185,7 +189,7 @@ static void json_threshold(struct json *j, const char *key, size_t t,
 	else
 		json_uint(j, "bytes", t);
 	json_string(j, "origin", ntmem_origin_name(o));
-	json_string(j, "detail", origin_text(o, pol, 1, buf, sizeof buf));
+	json_string(j, "detail", origin_text(o, pol, &t, buf, sizeof buf));
 	json_end(j);
 }
 

@@ -48,16 +48,56 @@ static size_t thp_bytes(const void *p, size_t len)
 	return total;
 }
 
+size_t round_up_2mib(size_t n)
+{
+	if (n > SIZE_MAX - 2 * MiB)
+		return 0;
+	return (n + 2 * MiB - 1) / (2 * MiB) * (2 * MiB);
+}
+
+#define MEMORY_HEADROOM (256 * MiB)
+
+size_t memory_budget(void)
+{
+	struct machine m;
+	machine_facts(&m);
+	if (m.mem_available == 0)
+		return SIZE_MAX;
+	return m.mem_available > MEMORY_HEADROOM ? m.mem_available - MEMORY_HEADROOM
+						 : 0;
+}
+
+void fill_random(void *p, size_t len)
+{
+	unsigned char *b = p;
+	uint64_t x = 0x243f6a8885a308d3ull;  /* xorshift64 */
+	for (size_t i = 0; i < len; i += 8) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		memcpy(b + i, &x, len - i < 8 ? len - i : 8);
+	}
+}
+
 int buffer_alloc(struct buffer *b, size_t len, enum page_request pages,
 		 char *why, size_t why_len)
 {
 	memset(b, 0, sizeof *b);
 	b->len = len;
+	size_t rounded = round_up_2mib(len);
+	if (rounded == 0 || rounded > SIZE_MAX - 2 * MiB) {
+		snprintf(why, why_len, "cannot map %zu bytes: too large", len);
+		return -1;
+	}
 	int prot = PROT_READ | PROT_WRITE;
 	int flags = MAP_PRIVATE | MAP_ANONYMOUS;
 
 	if (pages == PAGES_1G || pages == PAGES_2M) {
 		size_t huge = pages == PAGES_1G ? GiB : 2 * MiB;
+		if (len > SIZE_MAX - huge) {
+			snprintf(why, why_len, "cannot map %zu bytes: too large", len);
+			return -1;
+		}
 		size_t map_len = (len + huge - 1) / huge * huge;
 		int hflags = MAP_HUGETLB | MAP_POPULATE |
 			     (pages == PAGES_1G ? MAP_HUGE_1GB_FLAG : MAP_HUGE_2MB_FLAG);
@@ -80,7 +120,6 @@ int buffer_alloc(struct buffer *b, size_t len, enum page_request pages,
 
 	/* 4 KiB pages, or 2 MiB through THP: map whole 2 MiB pages plus room
 	 * to align them, so every huge page the kernel can give fits. */
-	size_t rounded = (len + 2 * MiB - 1) / (2 * MiB) * (2 * MiB);
 	size_t map_len = rounded + 2 * MiB;
 	unsigned char *raw = mmap(NULL, map_len, prot, flags, -1, 0);
 	if (raw == MAP_FAILED) {
@@ -164,6 +203,11 @@ static int cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
 	return (x > y) - (x < y);
+}
+
+double median_of(double *v, size_t n)
+{
+	return stats_of(v, n).median;
 }
 
 struct stats stats_of(double *v, size_t n)

@@ -22,6 +22,16 @@ int buffer_alloc(struct buffer *b, size_t len, enum page_request pages,
 		 char *why, size_t why_len);
 void buffer_free(struct buffer *b);
 
+/* n rounded up to whole 2 MiB pages, or 0 when that overflows. */
+size_t round_up_2mib(size_t n);
+
+/* Memory a run may use: MemAvailable less a fixed headroom for everything
+ * else; SIZE_MAX when unknown (then mmap decides). */
+size_t memory_budget(void);
+
+/* Fill p with pseudo-random bytes, the same every time. */
+void fill_random(void *p, size_t len);
+
 /* Parse "4KB", "2MB", "1GB" (also 4K, 2M, 1G, KiB...).  -1 if none. */
 int page_request_parse(const char *s, enum page_request *out);
 const char *page_request_name(enum page_request p);
@@ -38,6 +48,9 @@ struct stats {
 };
 /* Statistics of v[0..n); sorts v. */
 struct stats stats_of(double *v, size_t n);
+
+/* The median of v[0..n); sorts v. */
+double median_of(double *v, size_t n);
 
 struct machine {
 	char cpu[64];        /* brand string */

@@ -187,13 +187,9 @@ static void default_victims(struct popts *o)
 	struct cache_info c = o->caches;
 	size_t l1 = c.l1d ? c.l1d : 32 * KiB;
 	size_t l2 = c.l2 ? c.l2 : 512 * KiB;
-	size_t share = 8 * MiB;
-	if (c.l3) {
-		unsigned by = c.l3_shared_by ? c.l3_shared_by : 1;
-		if (o->m.online_cpus && o->m.online_cpus < by)
-			by = o->m.online_cpus;
-		share = c.l3 / by;
-	}
+	size_t share = ntm_cpu_llc_share(ntm_cpu());
+	if (!share)
+		share = 8 * MiB;
 	size_t v[3] = {l1 / 2, l2 / 2, share / 2};
 	o->nvictims = 0;
 	for (size_t i = 0; i < 3; i++) {
@@ -754,11 +750,6 @@ static double gbps_of(size_t bytes, double ns)
 	return ns > 0 ? (double)bytes / ns : NAN;
 }
 
-static double median(double *v, size_t n)
-{
-	return stats_of(v, n).median;
-}
-
 /* Per-slot samples: slot k, run r at v[k * runs + r]. */
 struct samples {
 	double *base, *with, *gbps, *extra1, *extra2;
@@ -772,9 +763,9 @@ static void summarize(struct row *w, const struct samples *mine, double base_ns,
 		      double miss_base, double ref_base, size_t runs, int counted)
 {
 	w->base_ns = base_ns;
-	w->with_ns = median(mine->with, runs);
+	w->with_ns = median_of(mine->with, runs);
 	w->slowdown = w->with_ns / w->base_ns;
-	w->gbps = median(mine->gbps, runs);
+	w->gbps = median_of(mine->gbps, runs);
 	if (counted) {
 		w->counted = 1;
 		w->miss_base = miss_base / (double)runs;
@@ -870,7 +861,7 @@ static int mode_after(struct ctx *c, int op, size_t vsize)
 			ok = -1;
 			break;
 		}
-		summarize(w, &s[k], median(s[k].base, runs), s[k].miss_base,
+		summarize(w, &s[k], median_of(s[k].base, runs), s[k].miss_base,
 			  s[k].ref_base, runs, c->pc.available);
 	}
 	for (size_t k = 0; k < slots; k++)
@@ -1008,7 +999,7 @@ static int mode_concurrent(struct ctx *c, int op, size_t vsize, char *err,
 			ok = -1;
 			break;
 		}
-		summarize(w, &s[k], median(s[k].base, runs), s[k].miss_base,
+		summarize(w, &s[k], median_of(s[k].base, runs), s[k].miss_base,
 			  s[k].ref_base, runs, counted);
 	}
 	for (size_t k = 0; k < nf; k++)
@@ -1068,7 +1059,7 @@ static int mode_reread(struct ctx *c, int op, size_t vsize)
 			s[k].gbps[r] = gbps_of(o->size, (double)ta);
 			count_delta(&a, &b, &s[k].miss_with, &s[k].ref_with);
 		}
-	double ref_ns = ok ? NAN : median(s[nf].with, runs);
+	double ref_ns = ok ? NAN : median_of(s[nf].with, runs);
 	for (size_t k = 0; k < nf && !ok; k++) {
 		struct row *w = new_row(c, MODE_REREAD, op, o->run[op][k], bytes);
 		if (!w) {
@@ -1124,7 +1115,7 @@ static int mode_mixed(struct ctx *c, int op, size_t vsize)
 			s[k].miss_with += (double)sum.misses / (double)rounds;
 			s[k].ref_with += (double)sum.refs / (double)rounds;
 		}
-	double alone = ok ? NAN : median(s[nf].with, runs);
+	double alone = ok ? NAN : median_of(s[nf].with, runs);
 	for (size_t k = 0; k < nf && !ok; k++) {
 		struct row *w = new_row(c, MODE_MIXED, op, o->run[op][k], vsize);
 		if (!w) {
@@ -1133,8 +1124,8 @@ static int mode_mixed(struct ctx *c, int op, size_t vsize)
 		}
 		summarize(w, &s[k], alone, s[nf].miss_with, s[nf].ref_with, runs,
 			  c->pc.available);
-		w->total_ms = median(s[k].extra1, runs);
-		w->aggr_ms = median(s[k].extra2, runs);
+		w->total_ms = median_of(s[k].extra1, runs);
+		w->aggr_ms = median_of(s[k].extra2, runs);
 		w->lookup_ms = w->with_ns * (double)m / 1e6;
 	}
 	for (size_t k = 0; k < slots; k++)
@@ -1148,11 +1139,6 @@ static int mode_skipped(const struct popts *o, int mode)
 		if (o->skips[i].mode == mode)
 			return 1;
 	return 0;
-}
-
-static size_t round_2m(size_t n)
-{
-	return (n + 2 * MiB - 1) / (2 * MiB) * (2 * MiB);
 }
 
 /* Allocate, measure every mode, fill c->rows.  Returns 0, or -1 with err;
@@ -1173,14 +1159,14 @@ static int measure(struct ctx *c, int *usage_error, char *err, size_t err_len)
 	/* Whole 2 MiB multiples: buffer_alloc keeps the tail of a shorter
 	 * mapping only when the alignment leaves room for it, and THP needs
 	 * whole 2 MiB extents.  Only the first bytes are used. */
-	if (buffer_alloc(&c->victim, round_2m(vmax), o->pages, why, sizeof why)) {
+	if (buffer_alloc(&c->victim, round_up_2mib(vmax), o->pages, why, sizeof why)) {
 		*usage_error = o->pages == PAGES_1G;
 		FAIL("%s%s", o->pages == PAGES_1G ? "--pages: " : "victim: ", why);
 	}
-	if (buffer_alloc(&c->dst, round_2m(o->size), PAGES_2M, why, sizeof why))
+	if (buffer_alloc(&c->dst, round_up_2mib(o->size), PAGES_2M, why, sizeof why))
 		FAIL("aggressor destination: %s", why);
 	if (o->ops & (1u << NTMEM_OP_COPY)) {
-		if (buffer_alloc(&c->src, round_2m(o->size), PAGES_2M, why, sizeof why))
+		if (buffer_alloc(&c->src, round_up_2mib(o->size), PAGES_2M, why, sizeof why))
 			FAIL("aggressor source: %s", why);
 		memset(c->src.p, 0x5a, o->size);
 	}
@@ -1197,7 +1183,7 @@ static int measure(struct ctx *c, int *usage_error, char *err, size_t err_len)
 			aggress(c, o->run[op][i]);
 			t[i] = (double)aggress(c, o->run[op][i]);
 		}
-		c->idle_ns[op] = (uint64_t)median(t, o->nrun[op]);
+		c->idle_ns[op] = (uint64_t)median_of(t, o->nrun[op]);
 	}
 
 	for (int mode = 0; mode < MODE_COUNT; mode++) {
@@ -1728,22 +1714,15 @@ int cmd_pollution(int argc, char **argv)
 		write_json(&c, stdout);
 	else
 		print_table(&c, stdout);
-	fflush(stdout);
-	int status = 0;
+	/* The plot appears only if everything else was written. */
+	if (fflush(stdout) || ferror(stdout))
+		cli_fail("cannot write the results to standard output");
 	if (o->plot) {
-		if (write_plot(&c, plot.f)) {
-			cli_output_abandon(&plot);
-			fprintf(stderr, "ntmem pollution: --plot: nothing to draw; "
-				"'%s' not written\n", o->plot);
-			status = 1;
-		} else if (cli_output_commit(&plot)) {
-			fprintf(stderr, "ntmem pollution: --plot: cannot write '%s'\n",
-				o->plot);
-			status = 1;
-		}
+		if (write_plot(&c, plot.f))
+			cli_fail("--plot: nothing to draw; '%s' not written", o->plot);
+		if (cli_output_commit(&plot))
+			cli_fail("--plot: cannot write '%s'", o->plot);
 	}
 	ctx_free(&c);
-	if (ferror(stdout))
-		status = 1;
-	return status;
+	return 0;
 }
