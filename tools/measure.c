@@ -109,13 +109,6 @@ int buffer_alloc(struct buffer *b, size_t len, enum page_request pages,
 				 pages == PAGES_1G ? "1 GiB" : "2 MiB");
 			return 0;
 		}
-		if (pages == PAGES_1G) {
-			snprintf(why, why_len,
-				 "no 1 GiB huge pages available (%s); reserve "
-				 "some with hugepages=N hugepagesz=1G at boot",
-				 strerror(errno));
-			return -1;
-		}
 	}
 
 	/* 4 KiB pages, or 2 MiB through THP: map whole 2 MiB pages plus room
@@ -139,19 +132,21 @@ int buffer_alloc(struct buffer *b, size_t len, enum page_request pages,
 	b->p = p;
 	b->map_len = kept;
 
-	madvise(p, kept, pages == PAGES_2M ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);
+	/* No hugetlb pages: transparent huge pages are the next best. */
+	madvise(p, kept, pages == PAGES_4K ? MADV_NOHUGEPAGE : MADV_HUGEPAGE);
 	/* Prefault: one write a page, so no timed run takes a page fault. */
 	long page = sysconf(_SC_PAGESIZE);
 	for (size_t i = 0; i < kept; i += (size_t)page)
 		((volatile unsigned char *)p)[i] = 0;
 
 	size_t huge = thp_bytes(p, kept);
+	const char *note = pages == PAGES_1G ? ", no 1 GiB pages reserved" : "";
 	if (huge == 0)
-		snprintf(b->obtained, sizeof b->obtained, "4 KiB pages%s",
-			 pages == PAGES_2M ? " (THP refused)" : "");
+		snprintf(b->obtained, sizeof b->obtained, "4 KiB pages%s%s",
+			 pages == PAGES_2M ? " (THP refused)" : "", note);
 	else
-		snprintf(b->obtained, sizeof b->obtained, "2 MiB THP (%.0f%%)",
-			 100.0 * (double)huge / (double)kept);
+		snprintf(b->obtained, sizeof b->obtained, "2 MiB THP (%.0f%%)%s",
+			 100.0 * (double)huge / (double)kept, note);
 	return 0;
 }
 

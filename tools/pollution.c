@@ -1156,17 +1156,12 @@ static int measure(struct ctx *c, int *usage_error, char *err, size_t err_len)
 	for (size_t i = 0; i < o->nvictims; i++)
 		if (o->victims[i] > vmax)
 			vmax = o->victims[i];
-	/* Whole 2 MiB multiples: buffer_alloc keeps the tail of a shorter
-	 * mapping only when the alignment leaves room for it, and THP needs
-	 * whole 2 MiB extents.  Only the first bytes are used. */
-	if (buffer_alloc(&c->victim, round_up_2mib(vmax), o->pages, why, sizeof why)) {
-		*usage_error = o->pages == PAGES_1G;
-		FAIL("%s%s", o->pages == PAGES_1G ? "--pages: " : "victim: ", why);
-	}
-	if (buffer_alloc(&c->dst, round_up_2mib(o->size), PAGES_2M, why, sizeof why))
+	if (buffer_alloc(&c->victim, vmax, o->pages, why, sizeof why))
+		FAIL("victim: %s", why);
+	if (buffer_alloc(&c->dst, o->size, PAGES_2M, why, sizeof why))
 		FAIL("aggressor destination: %s", why);
 	if (o->ops & (1u << NTMEM_OP_COPY)) {
-		if (buffer_alloc(&c->src, round_up_2mib(o->size), PAGES_2M, why, sizeof why))
+		if (buffer_alloc(&c->src, o->size, PAGES_2M, why, sizeof why))
 			FAIL("aggressor source: %s", why);
 		memset(c->src.p, 0x5a, o->size);
 	}
