@@ -85,12 +85,13 @@ void ntmem_fence(void)
 static const struct variant *callable(int id, enum ntmem_op op,
 				      unsigned flags)
 {
-	const struct variant *v = ntm_variant(id);
+	const char *why_not;
+	const struct variant *v = ntm_variant_checked(id, &why_not);
 	if (!v || v->op != op || (flags & ~NTMEM_F_NOFENCE)) {
 		errno = EINVAL;
 		return NULL;
 	}
-	if (ntm_variant_unsupported(v)) {
+	if (why_not) {
 		errno = ENOTSUP;
 		return NULL;
 	}

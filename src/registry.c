@@ -22,6 +22,7 @@ static const struct variant_family *const families[] = {
 #define MAX_VARIANTS 64
 
 static const struct variant *table[MAX_VARIANTS];
+static const char *why_not[MAX_VARIANTS];  /* NULL: this CPU runs it */
 static int table_len;
 static pthread_once_t table_once = PTHREAD_ONCE_INIT;
 
@@ -33,8 +34,10 @@ static void build_table(void)
 				for (size_t i = 0; i < families[f]->count; i++) {
 					const struct variant *v = &families[f]->variants[i];
 					if ((int)v->op == op && v->streaming == streaming &&
-					    table_len < MAX_VARIANTS)
+					    table_len < MAX_VARIANTS) {
+						why_not[table_len] = ntm_variant_unsupported(v);
 						table[table_len++] = v;
+					}
 				}
 }
 
@@ -49,6 +52,13 @@ const struct variant *ntm_variant(int id)
 	if (id < 0 || id >= ntm_variant_count())
 		return NULL;
 	return table[id];
+}
+
+const struct variant *ntm_variant_checked(int id, const char **why)
+{
+	const struct variant *v = ntm_variant(id);
+	*why = v ? why_not[id] : NULL;
+	return v;
 }
 
 int ntm_variant_id(const struct variant *v)
@@ -93,7 +103,7 @@ int ntmem_variant_info(int id, struct ntmem_variant_info *info)
 	info->zero_only = v->zero_only;
 	/* Each variant needs at most one feature. */
 	info->requires = v->requires ? ntm_cpu_feature_name(v->requires) : "";
-	info->why_unsupported = ntm_variant_unsupported(v);
+	ntm_variant_checked(id, &info->why_unsupported);
 	info->supported = info->why_unsupported == NULL;
 	return 0;
 }

@@ -9,6 +9,10 @@ int ntm_variant_count(void);
 /* The variant with this id, or NULL when the id is out of range. */
 const struct variant *ntm_variant(int id);
 
+/* The same, and in *why_not why this CPU cannot run it (NULL: it can),
+ * worked out once: the direct-call path asks on every call. */
+const struct variant *ntm_variant_checked(int id, const char **why_not);
+
 /* The id of v, which must come from ntm_variant(). */
 int ntm_variant_id(const struct variant *v);
 
