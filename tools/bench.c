@@ -37,7 +37,7 @@ static void usage(FILE *f)
 		"  -f, --function LIST   functions to run, 'all' (default), or 'help'\n"
 		"                        to list them\n"
 		"  -l, --nr_loops N      calls per timed run (default: enough for each\n"
-		"                        run to last about 2 ms)\n"
+		"                        run to last about 20 ms)\n"
 		"  -r, --runs N          timed runs, each after an untimed call of\n"
 		"                        the same function (default 5)\n"
 		"  -p, --page SIZE       4KB (default), 2MB or 1GB: hugetlb pages of that\n"
@@ -329,7 +329,7 @@ double bench_run(const struct fn *f, unsigned char *dst,
 
 long bench_auto_loops(const struct fn *f, unsigned char *dst,
 		      const unsigned char *src, size_t size, size_t chunk,
-		      int value)
+		      int value, double min_ns)
 {
 	/* Grow the count until a run lasts a quarter of the target, then
 	 * scale: one cold first call would overestimate its own time. */
@@ -340,8 +340,8 @@ long bench_auto_loops(const struct fn *f, unsigned char *dst,
 		for (long l = 0; l < loops; l++)
 			call_once(f, dst, src, size, chunk, value);
 		double ns = (double)(now_ns() - t0);
-		if (ns >= BENCH_MIN_RUN_NS / 4 || loops >= 1000000) {
-			double want = ceil((double)loops * BENCH_MIN_RUN_NS / (ns > 0 ? ns : 1));
+		if (ns >= min_ns / 4 || loops >= 1000000) {
+			double want = ceil((double)loops * min_ns / (ns > 0 ? ns : 1));
 			return want < 1 ? 1 : want > 1e6 ? 1000000 : (long)want;
 		}
 		loops *= 4;
@@ -396,7 +396,8 @@ int bench_measure(struct bench_opts *o)
 		for (size_t fi = 0; fi < o->nfns; fi++)
 			loops[fi] = o->loops ? o->loops
 					     : bench_auto_loops(&o->fns[fi], dst.p, from,
-								size, o->chunk, value);
+								size, o->chunk, value,
+								BENCH_MIN_RUN_NS);
 		double gbps[BENCH_MAX_FNS][BENCH_MAX_RUNS];
 		/* Interleave: every function once per run, so drift over the
 		 * run hits all of them alike; and start each run one function
@@ -468,7 +469,7 @@ static void print_table(const struct bench_opts *o, const struct machine *m)
 		snprintf(calls, sizeof calls, "%ld call%s", o->loops,
 			 o->loops == 1 ? "" : "s");
 	else
-		snprintf(calls, sizeof calls, "%s", "calls for about 2 ms");
+		snprintf(calls, sizeof calls, "%s", "calls for about 20 ms");
 	printf("# ntmem bench %s: GB/s (10^9 bytes/s), mean and sample stdev of "
 	       "%ld run%s, each %s after an untimed call\n", op_name(o), o->runs,
 	       o->runs == 1 ? "" : "s", calls);

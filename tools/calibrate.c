@@ -32,6 +32,9 @@
  * writing this, since zeros can be far cheaper to write than data.  The
  * variants are chosen writing zeros. */
 #define NONZERO_VALUE 0x5a
+/* Timed runs of about 2 ms: many sizes and candidates in a few seconds;
+ * the paired, interleaved runs carry the comparison. */
+#define CALIBRATE_RUN_NS 2e6
 
 struct effort {
 	const char *name;
@@ -46,11 +49,9 @@ static const struct effort efforts[] = {
 	{"thorough", 1 * MiB, 4 * GiB, 9, 2},
 };
 
-/* The cached variant serves every size below the threshold, and every
- * size when streaming never wins: judge it over the whole range. */
-static const size_t cached_pick_sizes[] = {64 * KiB, 1 * MiB, 4 * MiB,
-					   16 * MiB, 64 * MiB, 256 * MiB};
-#define NCACHED_PICK_SIZES (sizeof cached_pick_sizes / sizeof cached_pick_sizes[0])
+/* Sizes below the crossover grid where the cached variants are compared
+ * too: the cached variant serves every size below the threshold. */
+static const size_t small_sizes[] = {64 * KiB, 256 * KiB};
 
 struct crossover_point {
 	size_t size;
@@ -61,6 +62,16 @@ struct crossover_point {
 
 #define MAX_POINTS 32
 #define MAX_CANDIDATES 16
+#define MAX_REPS 16
+
+/* Every cached candidate and the streaming variant at one size, each run
+ * of them in turn, so the choice of cached variant and threshold can be
+ * made together. */
+struct grid_point {
+	size_t size;
+	double cached[MAX_CANDIDATES][MAX_REPS];  /* GB/s, per run */
+	double streaming[MAX_REPS];
+};
 
 struct candidate_score {
 	const struct fn *fn;
@@ -82,9 +93,11 @@ struct op_result {
 	enum ntmem_op op;
 	struct fn fns[FN_MAX];
 	size_t nfns;
+	const struct fn *cached_fns[MAX_CANDIDATES];
 	struct candidate_score cached[MAX_CANDIDATES], streaming[MAX_CANDIDATES];
 	size_t ncached, nstreaming;
-	size_t ncached_pick_sizes;
+	struct grid_point grid[MAX_POINTS];
+	size_t ngrid;
 	size_t stream_pick_sizes[1];
 	size_t nstream_pick_sizes;
 	const struct fn *best_cached, *best_streaming;
@@ -216,8 +229,8 @@ static void measure_medians(const struct buffers *b, const struct fn *const *fns
 	long loops[MAX_CANDIDATES];
 	const unsigned char *src = b->copy ? b->src.p : NULL;
 	for (size_t i = 0; i < n; i++)
-		loops[i] = bench_auto_loops(fns[i], b->dst.p, src, size, 0,
-					    0);
+		loops[i] = bench_auto_loops(fns[i], b->dst.p, src, size, 0, 0,
+					    CALIBRATE_RUN_NS);
 	for (int r = 0; r < reps; r++)
 		for (size_t k = 0; k < n; k++) {
 			/* Rotate the order each run: no one always goes first. */
@@ -230,7 +243,9 @@ static void measure_medians(const struct buffers *b, const struct fn *const *fns
 }
 
 /* Score every candidate by its worst fraction of the best at any of the
- * sizes; the most robust one wins, earlier ones on a tie. */
+ * sizes; the most robust one wins, earlier ones on a tie.  Used for the
+ * streaming variant, well above the cache, where the threshold does not
+ * matter. */
 static const struct fn *pick(const struct options *o, const struct buffers *b,
 			     const struct fn *const *cands, size_t n,
 			     const size_t *sizes, size_t nsizes,
@@ -266,8 +281,10 @@ static void measure_point(const struct options *o, const struct buffers *b,
 	const struct fn *c = r->best_cached, *s = r->best_streaming;
 	if (x->value && s->zero_only)
 		s = r->streaming_any_value;  /* what the library uses then */
-	long lc = bench_auto_loops(c, b->dst.p, src, size, 0, v);
-	long ls = bench_auto_loops(s, b->dst.p, src, size, 0, v);
+	long lc = bench_auto_loops(c, b->dst.p, src, size, 0, v,
+				   CALIBRATE_RUN_NS);
+	long ls = bench_auto_loops(s, b->dst.p, src, size, 0, v,
+				   CALIBRATE_RUN_NS);
 	double ratios[64], cg[64], sg[64];
 	char sz[32];
 	progress(o, "%s crossover at %s", op_name(r->op),
@@ -342,11 +359,9 @@ static void insert_point(struct crossover *x, const struct crossover_point *p)
 	x->npoints++;
 }
 
-/* The crossover: the best fitting threshold on a grid of sizes doubling
- * from grid_lo, refined by bisection (in log space) below it. */
-static void find_threshold(const struct options *o, const struct buffers *b,
-			   const struct op_result *r, struct crossover *x,
-			   size_t hi)
+/* The crossover grid of x: sizes doubling from grid_lo up to hi. */
+static void measure_grid(const struct options *o, const struct buffers *b,
+			 const struct op_result *r, struct crossover *x, size_t hi)
 {
 	for (size_t size = o->effort->grid_lo; size <= hi && x->npoints < MAX_POINTS;
 	     size *= 2) {
@@ -354,6 +369,13 @@ static void find_threshold(const struct options *o, const struct buffers *b,
 		measure_point(o, b, r, x, size, &p);
 		insert_point(x, &p);
 	}
+}
+
+/* The threshold that fits x's grid best, refined by bisection (in log
+ * space) between it and the size below. */
+static void settle_threshold(const struct options *o, const struct buffers *b,
+			     const struct op_result *r, struct crossover *x)
+{
 	size_t first = fit_threshold(x);
 	if (first == x->npoints) {
 		x->threshold = SIZE_MAX;
@@ -375,6 +397,108 @@ static void find_threshold(const struct options *o, const struct buffers *b,
 			lo_size = mid;
 	}
 	x->threshold = hi_size;
+}
+
+/* Every cached candidate and the streaming variant at size, writing
+ * zeros, interleaved run by run in a rotating order. */
+static void measure_grid_point(const struct options *o, const struct buffers *b,
+			       struct op_result *r, size_t size)
+{
+	struct grid_point *g = &r->grid[r->ngrid++];
+	const unsigned char *src = b->copy ? b->src.p : NULL;
+	const struct fn *fns[MAX_CANDIDATES + 1];
+	long loops[MAX_CANDIDATES + 1];
+	size_t n = r->ncached + 1;
+	char sz[32];
+	progress(o, "%s variants at %s", op_name(r->op),
+		 ntm_format_size(size, sz, sizeof sz));
+	g->size = size;
+	for (size_t i = 0; i < r->ncached; i++)
+		fns[i] = r->cached_fns[i];
+	fns[r->ncached] = r->best_streaming;
+	for (size_t i = 0; i < n; i++)
+		loops[i] = bench_auto_loops(fns[i], b->dst.p, src, size, 0, 0,
+					    CALIBRATE_RUN_NS);
+	for (int rep = 0; rep < o->effort->reps; rep++)
+		for (size_t k = 0; k < n; k++) {
+			size_t i = (k + (size_t)rep) % n;
+			double gbps = bench_run(fns[i], b->dst.p, src, size, 0, 0,
+						loops[i]);
+			if (i < r->ncached)
+				g->cached[i][rep] = gbps;
+			else
+				g->streaming[rep] = gbps;
+		}
+}
+
+/* The crossover of cached candidate c against streaming, from the grid. */
+static void crossover_from_grid(const struct options *o, const struct op_result *r,
+				size_t c, struct crossover *x)
+{
+	int reps = o->effort->reps;
+	x->npoints = 0;
+	for (size_t i = 0; i < r->ngrid; i++) {
+		const struct grid_point *g = &r->grid[i];
+		double ratios[MAX_REPS], cg[MAX_REPS], sg[MAX_REPS];
+		struct crossover_point *p = &x->points[x->npoints++];
+		p->size = g->size;
+		p->wins = 0;
+		for (int k = 0; k < reps; k++) {
+			cg[k] = g->cached[c][k];
+			sg[k] = g->streaming[k];
+			ratios[k] = sg[k] / cg[k];
+			p->wins += sg[k] > cg[k];
+		}
+		p->ratio = median_of(ratios, (size_t)reps);
+		p->cached_gbps = median_of(cg, (size_t)reps);
+		p->streaming_gbps = median_of(sg, (size_t)reps);
+	}
+}
+
+/* Choose the cached variant and the zeros threshold together: for each
+ * candidate the threshold that fits it best, then the pair that loses
+ * the least bandwidth against the best measured at every grid size (as
+ * a geometric mean).  Earlier candidates win ties. */
+static void choose_cached(const struct options *o, const struct buffers *b,
+			  struct op_result *r, size_t hi)
+{
+	for (size_t i = 0; i < sizeof small_sizes / sizeof small_sizes[0]; i++)
+		if (small_sizes[i] < o->effort->grid_lo && small_sizes[i] <= hi)
+			measure_grid_point(o, b, r, small_sizes[i]);
+	for (size_t size = o->effort->grid_lo; size <= hi && r->ngrid < MAX_POINTS;
+	     size *= 2)
+		measure_grid_point(o, b, r, size);
+
+	double best_at[MAX_POINTS];
+	int reps = o->effort->reps;
+	for (size_t i = 0; i < r->ngrid; i++) {
+		double v[MAX_REPS];
+		memcpy(v, r->grid[i].streaming, sizeof(double) * (size_t)reps);
+		best_at[i] = median_of(v, (size_t)reps);
+		for (size_t c = 0; c < r->ncached; c++) {
+			memcpy(v, r->grid[i].cached[c], sizeof(double) * (size_t)reps);
+			best_at[i] = fmax(best_at[i], median_of(v, (size_t)reps));
+		}
+	}
+	size_t chosen = 0;
+	static struct crossover x;
+	for (size_t c = 0; c < r->ncached; c++) {
+		crossover_from_grid(o, r, c, &x);
+		size_t t = fit_threshold(&x);
+		double loss = 0;
+		for (size_t i = 0; i < x.npoints; i++) {
+			const struct crossover_point *p = &x.points[i];
+			loss += log(best_at[i] /
+				    (i < t ? p->cached_gbps : p->streaming_gbps));
+		}
+		r->cached[c] = (struct candidate_score){
+			r->cached_fns[c], exp(-loss / (double)x.npoints)};
+		if (r->cached[c].score > r->cached[chosen].score)
+			chosen = c;
+	}
+	r->best_cached = r->cached_fns[chosen];
+	crossover_from_grid(o, r, chosen, &r->x[0]);
+	settle_threshold(o, b, r, &r->x[0]);
 }
 
 /* How sure: streaming must have won most paired runs from the threshold
@@ -461,7 +585,7 @@ static void calibrate_op(const struct options *o, struct op_result *r,
 			 size_t memory)
 {
 	r->nfns = fn_list(r->op, r->fns, FN_MAX);
-	const struct fn *cached[MAX_CANDIDATES], *streaming[MAX_CANDIDATES];
+	const struct fn *streaming[MAX_CANDIDATES];
 	for (size_t i = 0; i < r->nfns; i++) {
 		const struct fn *f = &r->fns[i];
 		if (f->kind != FN_VARIANT || !f->supported)
@@ -469,7 +593,7 @@ static void calibrate_op(const struct options *o, struct op_result *r,
 		if (f->streaming && r->nstreaming < MAX_CANDIDATES)
 			streaming[r->nstreaming++] = f;
 		else if (!f->streaming && r->ncached < MAX_CANDIDATES)
-			cached[r->ncached++] = f;
+			r->cached_fns[r->ncached++] = f;
 	}
 
 	/* The largest size that fits, for each buffer. */
@@ -484,13 +608,7 @@ static void calibrate_op(const struct options *o, struct op_result *r,
 	struct buffers b;
 	alloc_buffers(&b, r->op, hi);
 
-	size_t ncached_sizes = 0;
-	while (ncached_sizes < NCACHED_PICK_SIZES &&
-	       cached_pick_sizes[ncached_sizes] <= hi)
-		ncached_sizes++;
-	r->ncached_pick_sizes = ncached_sizes;
-	r->best_cached = pick(o, &b, cached, r->ncached, cached_pick_sizes,
-			      ncached_sizes, r->cached);
+	r->best_cached = r->cached_fns[0];
 	r->best_streaming = NULL;
 	if (r->nstreaming) {
 		size_t cache = ntm_cpu_caches(ntm_cpu()).l3;
@@ -506,26 +624,11 @@ static void calibrate_op(const struct options *o, struct op_result *r,
 			r->streaming_any_value =
 				fn_find(r->fns, r->nfns, v ? v->name : "");
 		}
-		struct crossover *x = &r->x[0];
-		find_threshold(o, &b, r, x, hi);
-		/* The cached variant only serves below the threshold: choose
-		 * it again over those sizes, and if that changes it, find the
-		 * crossover against the new one. */
-		size_t below = 0;
-		while (below < ncached_sizes && cached_pick_sizes[below] < x->threshold)
-			below++;
-		if (below && below < ncached_sizes) {
-			const struct fn *again = pick(o, &b, cached, r->ncached,
-						      cached_pick_sizes, below, r->cached);
-			r->ncached_pick_sizes = below;
-			if (again != r->best_cached) {
-				r->best_cached = again;
-				x->npoints = 0;
-				find_threshold(o, &b, r, x, hi);
-			}
+		choose_cached(o, &b, r, hi);
+		for (size_t k = 1; k < r->nx; k++) {
+			measure_grid(o, &b, r, &r->x[k], hi);
+			settle_threshold(o, &b, r, &r->x[k]);
 		}
-		for (size_t k = 1; k < r->nx; k++)
-			find_threshold(o, &b, r, &r->x[k], hi);
 		for (size_t k = 0; k < r->nx; k++)
 			judge(o, r, &r->x[k]);
 	} else {
@@ -546,14 +649,9 @@ static void calibrate_op(const struct options *o, struct op_result *r,
 }
 
 static void print_scores(const char *what, const struct candidate_score *s,
-			 size_t n, const struct fn *chosen, const size_t *sizes,
-			 size_t nsizes)
+			 size_t n, const struct fn *chosen)
 {
-	char sz[32];
-	printf("  %s variants, worst fraction of the best at", what);
-	for (size_t i = 0; i < nsizes; i++)
-		printf("%s %s", i ? "," : "", ntm_format_size(sizes[i], sz, sizeof sz));
-	printf(":\n   ");
+	printf("  %s:\n   ", what);
 	for (size_t i = 0; i < n; i++)
 		printf(" %s %.2f%s", s[i].fn->name, s[i].score,
 		       s[i].fn == chosen ? " (chosen)" : "");
@@ -573,15 +671,19 @@ static void print_text(const struct options *o, const struct op_result *res,
 		printf("\n%s%s\n", op_name(r->op),
 		       r->op == NTMEM_OP_SET ? " (variants chosen writing zeros)"
 					     : " (random source bytes)");
-		print_scores("cached", r->cached, r->ncached, r->best_cached,
-			     cached_pick_sizes, r->ncached_pick_sizes);
 		if (!r->best_streaming) {
-			printf("  %s\n", r->x[0].verdict);
+			printf("  cached: %s\n  %s\n", r->best_cached->name,
+			       r->x[0].verdict);
 			continue;
 		}
-		print_scores("streaming", r->streaming, r->nstreaming,
-			     r->best_streaming, r->stream_pick_sizes,
-			     r->nstream_pick_sizes);
+		char head[160];
+		snprintf(head, sizeof head,
+			 "streaming variants, fraction of the best at %s",
+			 ntm_format_size(r->stream_pick_sizes[0], sz, sizeof sz));
+		print_scores(head, r->streaming, r->nstreaming, r->best_streaming);
+		print_scores("cached variants, each with its best threshold: "
+			     "mean fraction of the best at every size below",
+			     r->cached, r->ncached, r->best_cached);
 		for (size_t k = 0; k < r->nx; k++) {
 			const struct crossover *x = &r->x[k];
 			char value[40] = "";
