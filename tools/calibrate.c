@@ -128,7 +128,7 @@ static void usage(FILE *f)
 		"\n"
 		"Options:\n"
 		"      --quick          a few seconds: sizes 2 MiB-128 MiB, 5 runs each\n"
-		"      --thorough       a minute or two: sizes 1 MiB-4 GiB, 9 runs each\n"
+		"      --thorough       two or three minutes: 1 MiB-4 GiB, 9 runs each\n"
 		"                       (default: 1 MiB-512 MiB, 5 runs each)\n"
 		"  -o, --output PATH    write the profile to PATH (default: the path\n"
 		"                       libntmem reads; see ntmem info)\n"
