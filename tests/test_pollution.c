@@ -119,11 +119,11 @@ static void test_chase_permutation(void)
 #define MAXARGS 32
 
 /* Parse a space-separated command line (after "pollution"). */
-static int parse_line(const char *line, char *desc, size_t dlen, char *err,
-		      size_t elen)
+/* argv for "pollution LINE", split at spaces; returns argc.  The words
+ * live in a static buffer until the next call. */
+static int split_args(const char *line, char **argv)
 {
 	static char buf[1024];
-	char *argv[MAXARGS];
 	int argc = 0;
 	snprintf(buf, sizeof buf, "%s", line);
 	argv[argc++] = "pollution";
@@ -131,6 +131,14 @@ static int parse_line(const char *line, char *desc, size_t dlen, char *err,
 	     tok = strtok(NULL, " "))
 		argv[argc++] = tok;
 	argv[argc] = NULL;
+	return argc;
+}
+
+static int parse_line(const char *line, char *desc, size_t dlen, char *err,
+		      size_t elen)
+{
+	char *argv[MAXARGS];
+	int argc = split_args(line, argv);
 	desc[0] = err[0] = '\0';
 	return pollution_parse_describe(argc, argv, desc, dlen, err, elen);
 }
@@ -258,15 +266,8 @@ static void test_parsing(void)
 
 static char *run_json(const char *line, char *err, size_t elen, int *rc)
 {
-	static char buf[1024];
 	char *argv[MAXARGS];
-	int argc = 0;
-	snprintf(buf, sizeof buf, "%s", line);
-	argv[argc++] = "pollution";
-	for (char *tok = strtok(buf, " "); tok && argc < MAXARGS - 1;
-	     tok = strtok(NULL, " "))
-		argv[argc++] = tok;
-	argv[argc] = NULL;
+	int argc = split_args(line, argv);
 	char *text = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&text, &len);
