@@ -6,6 +6,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 enum page_request { PAGES_4K, PAGES_2M, PAGES_1G };
 
@@ -41,7 +42,13 @@ int pin_to_cpu(int cpu);
 /* The CPU the calling thread runs on now, or -1. */
 int current_cpu(void);
 
-static inline uint64_t now_ns(void);
+/* CLOCK_MONOTONIC in nanoseconds; inline, as it brackets timed runs. */
+static inline uint64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
 
 struct stats {
 	double mean, stdev, median, min, max;
@@ -60,13 +67,5 @@ struct machine {
 	unsigned online_cpus;
 };
 void machine_facts(struct machine *m);
-
-#include <time.h>
-static inline uint64_t now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 #endif
