@@ -9,8 +9,9 @@
  * below it; libntmem chooses per call, and lets the caller force either.
  *
  * Thread safety: every function may be called from any thread at any
- * time.  The first call picks the variants and thresholds once; later
- * calls only read that decision.
+ * time.  The library's constructor builds the policy once; calls only
+ * read it.  ntmem_set, ntmem_copy, their _flags forms and ntmem_fence
+ * take no lock and never allocate, so they are also async-signal-safe.
  *
  * The library never prints, never exits, and never fails because of a bad
  * environment variable or calibration profile: it ignores the setting and
@@ -26,10 +27,10 @@ extern "C" {
 #endif
 
 #define NTMEM_VERSION_MAJOR 0
-#define NTMEM_VERSION_MINOR 1
+#define NTMEM_VERSION_MINOR 2
 #define NTMEM_VERSION_PATCH 0
 
-/* "0.1.0": the version of the library actually loaded. */
+/* "0.2.0": the version of the library actually loaded. */
 const char *ntmem_version(void);
 
 /* ------------------------------------------------------------------ */
@@ -44,12 +45,12 @@ const char *ntmem_version(void);
  * ntmem_copy gives memmove's result.  Both return dst.  n == 0 touches
  * nothing, and dst and src may then be NULL.
  *
- * Each call chooses cached or streaming stores from the policy in effect
- * for this process (see "Policy" below): streaming when n is at or above
- * the operation's threshold (for ntmem_set, the one for its value).  A
- * call that streams returns fenced: its streaming stores are ordered
- * before any later store of this thread, so a release store after it
- * publishes the data to other threads.
+ * Each call chooses its method from the policy in effect for this process
+ * (see "Policy" below): the ladder of its class (memset of zeros, memset
+ * of other values, memcpy) names the variant for its size.  A call that
+ * streams returns fenced: its streaming stores are ordered before any
+ * later store of this thread, so a release store after it publishes the
+ * data to other threads.
  */
 void *ntmem_set(void *dst, int c, size_t n);
 void *ntmem_copy(void *dst, const void *src, size_t n);
@@ -100,6 +101,19 @@ enum ntmem_op {
 	NTMEM_OP_COPY  /* memcpy; the buffers must not overlap */
 };
 
+/* What kind of method a variant is.  Defaults are chosen by role and
+ * rank, never by name. */
+enum ntmem_role {
+	NTMEM_ROLE_LIBC,      /* the C library's own memset or memcpy */
+	NTMEM_ROLE_PLAIN,     /* a plain C loop, any architecture */
+	NTMEM_ROLE_VECTOR,    /* a loop of cached vector stores */
+	NTMEM_ROLE_STRING,    /* a string instruction: rep stosb, rep movsb */
+	NTMEM_ROLE_STREAMING  /* whole lines written around the cache */
+};
+
+/* "libc", "plain", "vector", "string" or "streaming". */
+const char *ntmem_role_name(enum ntmem_role role);
+
 struct ntmem_variant_info {
 	const char *name;        /* e.g. "nt_avx512" */
 	const char *description; /* one line, e.g. "AVX-512 VMOVNTDQ ..." */
@@ -109,6 +123,9 @@ struct ntmem_variant_info {
 	const char *requires;    /* CPU features it needs, e.g. "AVX-512F" */
 	int supported;           /* 1: this CPU and OS can run it */
 	const char *why_unsupported; /* NULL when supported */
+	enum ntmem_role role;
+	int rank;                /* preference within the role where nothing
+				    was measured; higher first */
 };
 
 int ntmem_variant_count(void);
@@ -136,68 +153,157 @@ void *ntmem_variant_copy(int id, void *dst, const void *src, size_t n,
 /* ------------------------------------------------------------------ */
 
 /*
- * Per operation, the policy holds a cached variant, a streaming variant
- * and a threshold: calls with n >= threshold stream.  memset has a second
- * threshold for values other than zero: writing zeros can be far faster
- * than writing data, so the two can cross over at different sizes.  Each
- * value comes from the first of these that is present and valid:
+ * Calls are sorted into three classes, each with its own ladder: an
+ * ordered list of size bands ("rungs"), each naming the variant that
+ * serves it, e.g. for memset of zeros
  *
- *   1. NTMEM_TUNABLES, comma-separated key=value pairs:
+ *     [512 B, 8 MiB) vec_avx512, [8 MiB, 64 MiB) stosb, [64 MiB, ...) nt_avx512
+ *
+ * Below the first rung, calls take the small path: overlapping vector
+ * stores inline in the entry point, at what libc's own memset and memcpy
+ * cost, with no lookup before them.
+ *
+ * NTMEM_F_TEMPORAL uses, at a size that a streaming rung serves, the
+ * cached variant of the nearest cached rung below it; NTMEM_F_NONTEMPORAL
+ * uses the ladder's streaming variant at every size.
+ *
+ * Each rung comes from the first of these that is present and valid:
+ *
+ *   1. NTMEM_TUNABLES, comma-separated key=value pairs, read once when
+ *      the library is loaded:
+ *        set=LADDER            both memset ladders (a zero-only variant
+ *                              serves zeros; values other than zero then
+ *                              use the best other streaming variant)
+ *        set_nonzero=LADDER    memset of values other than zero
+ *        copy=LADDER           memcpy
+ *      A LADDER is NAME:SIZE,NAME:SIZE,...,NAME with sizes rising: each
+ *      NAME serves sizes below its SIZE, the last one every size above,
+ *      e.g. set=vec_avx512:8MiB,stosb:64MiB,nt_avx512.  An item without
+ *      '=' continues the ladder of the key before it.  At most
+ *      NTMEM_LADDER_MAX rungs; the small path is not one of them.
+ *      Single settings edit the ladder in effect:
  *        set_threshold=SIZE      copy_threshold=SIZE
  *        set_nonzero_threshold=SIZE
+ *                              stream from SIZE up ("max": never); the
+ *                              cached rungs below are kept, the last one
+ *                              stretched up to SIZE.  set_threshold sets
+ *                              the non-zero ladder too, unless
+ *                              set_nonzero_threshold is given.
  *        set_cached=NAME         copy_cached=NAME
+ *                              NAME serves every cached rung
  *        set_streaming=NAME      copy_streaming=NAME
- *        set=NAME                copy=NAME
+ *                              NAME serves the streaming rung and
+ *                              NTMEM_F_NONTEMPORAL
  *      SIZE is a byte count with an optional unit (B, K/KB/KiB, M/MB/MiB,
- *      G/GB/GiB, T/TB/TiB: all powers of 1024), or "max" for never.
- *      set_threshold sets the non-zero threshold too, unless
- *      set_nonzero_threshold is given.  set=NAME forces one variant for
- *      every ntmem_set call: a streaming NAME also sets the thresholds
- *      to 0, a cached one to "max" (again unless set_nonzero_threshold
- *      is given).  A zero-only NAME (clzero) serves zeros only; other
- *      values then stream with the best other streaming variant.
+ *      G/GB/GiB, T/TB/TiB: all powers of 1024).
  *   2. a calibration profile written by "ntmem calibrate", read from
  *      NTMEM_PROFILE if set ("" or "none" disables it), else from
  *      $XDG_CACHE_HOME/ntmem/profile, else ~/.cache/ntmem/profile.  A
- *      profile made on another CPU, corrupt, truncated or of a newer
- *      format is ignored.
- *   3. the built-in default: the fastest variant by static ranking, and a
- *      threshold from the cache topology (the per-thread share of the
- *      last-level cache, within fixed floors and caps).
+ *      profile made on another CPU, corrupt, truncated, or of an older or
+ *      newer format is ignored.
+ *   3. the built-in default: the C library's own function below a size
+ *      derived from the cache topology, the best streaming variant by
+ *      rank above it.  Topology that cannot be true (an L3 over 256 MiB
+ *      per socket, "shared by 0" threads, CPUID and sysfs disagreeing) is
+ *      not trusted; ntmem_cpu_info() says what was used instead.
+ *
+ * The policy is built once, by the library's constructor.  A call made
+ * before that (from another constructor), or while it runs, uses the
+ * baseline: correct results with plain cached vector stores.
  */
 enum ntmem_origin {
 	NTMEM_ORIGIN_DEFAULT,     /* built-in ranking or topology */
-	NTMEM_ORIGIN_PROFILE,     /* calibration profile (profile_path) */
+	NTMEM_ORIGIN_PROFILE,     /* calibration profile */
 	NTMEM_ORIGIN_ENVIRONMENT  /* NTMEM_TUNABLES */
 };
-
-struct ntmem_policy_info {
-	int cached;                 /* variant id */
-	enum ntmem_origin cached_origin;
-	int streaming;              /* variant id */
-	enum ntmem_origin streaming_origin;
-	int streaming_any_value;    /* used for ntmem_set with c != 0 when
-				       streaming is zero-only; else the same */
-	size_t threshold;           /* stream from here up; SIZE_MAX: never */
-	enum ntmem_origin threshold_origin;
-	size_t threshold_nonzero;   /* the same for ntmem_set with c != 0;
-				       equal to threshold for copy */
-	enum ntmem_origin threshold_nonzero_origin;
-	const char *profile_path;   /* the profile read, or NULL */
-};
-
-/* Fill *info for op.  Returns 0, or -1 with errno EINVAL. */
-int ntmem_policy_info(enum ntmem_op op, struct ntmem_policy_info *info);
 
 /* "default", "profile" or "environment". */
 const char *ntmem_origin_name(enum ntmem_origin origin);
 
+enum ntmem_class {
+	NTMEM_CLASS_SET_ZERO,     /* ntmem_set with c == 0 */
+	NTMEM_CLASS_SET_NONZERO,  /* ntmem_set with any other value */
+	NTMEM_CLASS_COPY          /* ntmem_copy */
+};
+
+#define NTMEM_LADDER_MAX 8
+
+struct ntmem_rung {
+	size_t from;               /* the first size this rung serves */
+	size_t to;                 /* one past its last; SIZE_MAX: no end */
+	int variant;               /* variant id */
+	enum ntmem_origin origin;
+};
+
+struct ntmem_ladder_info {
+	size_t small_max;          /* calls of up to this many bytes take the
+				      small path */
+	const char *small_path;    /* what it is, e.g. "AVX-512 stores" */
+	int nrungs;                /* 1 .. NTMEM_LADDER_MAX */
+	struct ntmem_rung rung[NTMEM_LADDER_MAX];
+	int streaming;             /* the variant NTMEM_F_NONTEMPORAL uses */
+	enum ntmem_origin streaming_origin;
+	const char *default_how;   /* how the built-in ladder's streaming
+				      size was derived, in words */
+};
+
+/* Fill *info with the ladder of cls.  Returns 0, or -1 with errno EINVAL. */
+int ntmem_ladder_info(enum ntmem_class cls, struct ntmem_ladder_info *info);
+
+/*
+ * The variant a call of op with these arguments uses now: a variant id,
+ * or NTMEM_SMALL_PATH.  c is ignored for copies.  Returns -1 with errno
+ * EINVAL for bad op or flags.
+ */
+#define NTMEM_SMALL_PATH (-2)
+int ntmem_policy_choice(enum ntmem_op op, int c, size_t n, unsigned flags);
+
+struct ntmem_policy_status {
+	int ready;                 /* 1: built; 0: calls use the baseline */
+	const char *profile_path;  /* the profile looked for, or NULL */
+	const char *profile_status;/* "loaded", "not present", "ignored:
+				      WHY", "none: WHY" */
+	int profile_loaded;
+	const char *tunables;      /* NTMEM_TUNABLES as read, or NULL */
+};
+
+/* Fill *status.  Returns 0, or -1 with errno EINVAL. */
+int ntmem_policy_status(struct ntmem_policy_status *status);
+
 /*
  * The i-th setting that was ignored, with the reason, e.g.
- * "NTMEM_TUNABLES: set_threshold=12Q: unknown unit (use B, KB, ...)".  NULL past the
- * end.  The strings live as long as the process.
+ * "NTMEM_TUNABLES: set_threshold=12Q: unknown unit (use B, KB, ...)".
+ * NULL past the end.  The strings live as long as the process.
  */
 const char *ntmem_policy_ignored(int i);
+
+/* ------------------------------------------------------------------ */
+/* The machine                                                         */
+/* ------------------------------------------------------------------ */
+
+struct ntmem_cache_sizes {
+	size_t l1d, l2, l3;        /* bytes; 0 when unknown */
+	unsigned l3_shared_by;     /* logical CPUs sharing the L3; 0: unknown */
+};
+
+struct ntmem_cpu_info {
+	const char *arch;          /* "x86_64", "aarch64", ... */
+	const char *vendor;        /* "GenuineIntel", ...; "" when unknown */
+	const char *brand;         /* the model name; "" when unknown */
+	unsigned family, model, stepping;
+	const char *features;      /* usable features, space-separated */
+	const char *missing;       /* "FEATURE: why" lines, '\n'-separated */
+	struct ntmem_cache_sizes cpuid;   /* as the CPU reports them */
+	struct ntmem_cache_sizes sysfs;   /* as Linux reports them */
+	struct ntmem_cache_sizes planned; /* what the default policy uses */
+	const char *planned_how;   /* where that came from, and anything
+				      that was not trusted, in words */
+	unsigned online_cpus;
+};
+
+/* Fill *info.  Returns 0, or -1 with errno EINVAL.  The strings live as
+ * long as the process. */
+int ntmem_cpu_info(struct ntmem_cpu_info *info);
 
 #ifdef __cplusplus
 }

@@ -2,10 +2,15 @@
 #include "cpu.h"
 
 #include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+
+#include "ntmem.h"
+#include "size.h"
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
@@ -63,7 +68,7 @@ const char *ntm_cpu_missing(const struct cpu *cpu, unsigned need)
 #define XCR0_AVX    0x06u
 #define XCR0_AVX512 0xe6u
 
-static uint64_t read_xcr0(void)
+NTM_NO_SANITIZE static inline uint64_t read_xcr0(void)
 {
 	uint32_t lo, hi;
 	/* xgetbv, spelled as bytes for assemblers that predate it */
@@ -111,32 +116,19 @@ static void read_amd_legacy_caches(unsigned max_ext, struct cache_info *c)
 	}
 }
 
-static void detect_x86(struct cpu *cpu)
+/* Features from CPUID, and which of them the OS has enabled (XCR0).
+ * Pure CPUID and XGETBV, no library call and no instrumentation: the
+ * IFUNC resolvers call it before the program is relocated. */
+NTM_NO_SANITIZE unsigned ntm_cpu_probe(unsigned *reported, uint64_t *xcr0)
 {
 	unsigned a, b, c, d;
 	unsigned max_leaf = __get_cpuid_max(0, NULL);
 	unsigned max_ext = __get_cpuid_max(0x80000000, NULL);
+	*reported = 0;
+	*xcr0 = 0;
 	if (max_leaf == 0)
-		return;
-
-	__cpuid(0, a, b, c, d);
-	memcpy(cpu->vendor + 0, &b, 4);
-	memcpy(cpu->vendor + 4, &d, 4);
-	memcpy(cpu->vendor + 8, &c, 4);
-	cpu->vendor[12] = '\0';
-	int amd = !strcmp(cpu->vendor, "AuthenticAMD") ||
-		  !strcmp(cpu->vendor, "HygonGenuine");
-
+		return 0;
 	__cpuid(1, a, b, c, d);
-	unsigned family = (a >> 8) & 0xf, model = (a >> 4) & 0xf;
-	if (family == 0xf)
-		family += (a >> 20) & 0xff;
-	if (family == 0x6 || family >= 0xf)
-		model += ((a >> 16) & 0xf) << 4;
-	cpu->family = family;
-	cpu->model = model;
-	cpu->stepping = a & 0xf;
-
 	unsigned r = 0;
 	if (d & (1u << 26))
 		r |= CPU_SSE2;
@@ -163,18 +155,47 @@ static void detect_x86(struct cpu *cpu)
 		if (b & 1u)
 			r |= CPU_CLZERO;
 	}
-	cpu->reported = r;
+	*reported = r;
 
 	unsigned usable = r & ~(CPU_AVX | CPU_AVX2 | CPU_AVX512F | CPU_AVX512BW);
 	if (osxsave) {
-		cpu->has_xcr0 = 1;
-		cpu->xcr0 = read_xcr0();
-		if ((cpu->xcr0 & XCR0_AVX) == XCR0_AVX)
+		*xcr0 = read_xcr0();
+		if ((*xcr0 & XCR0_AVX) == XCR0_AVX)
 			usable |= r & (CPU_AVX | CPU_AVX2);
-		if ((cpu->xcr0 & XCR0_AVX512) == XCR0_AVX512)
+		if ((*xcr0 & XCR0_AVX512) == XCR0_AVX512)
 			usable |= r & (CPU_AVX512F | CPU_AVX512BW);
 	}
-	cpu->usable = usable;
+	return usable;
+}
+
+static void detect_x86(struct cpu *cpu)
+{
+	unsigned a, b, c, d;
+	unsigned max_leaf = __get_cpuid_max(0, NULL);
+	unsigned max_ext = __get_cpuid_max(0x80000000, NULL);
+	if (max_leaf == 0)
+		return;
+
+	__cpuid(0, a, b, c, d);
+	memcpy(cpu->vendor + 0, &b, 4);
+	memcpy(cpu->vendor + 4, &d, 4);
+	memcpy(cpu->vendor + 8, &c, 4);
+	cpu->vendor[12] = '\0';
+	int amd = !strcmp(cpu->vendor, "AuthenticAMD") ||
+		  !strcmp(cpu->vendor, "HygonGenuine");
+
+	__cpuid(1, a, b, c, d);
+	unsigned family = (a >> 8) & 0xf, model = (a >> 4) & 0xf;
+	if (family == 0xf)
+		family += (a >> 20) & 0xff;
+	if (family == 0x6 || family >= 0xf)
+		model += ((a >> 16) & 0xf) << 4;
+	cpu->family = family;
+	cpu->model = model;
+	cpu->stepping = a & 0xf;
+
+	cpu->usable = ntm_cpu_probe(&cpu->reported, &cpu->xcr0);
+	cpu->has_xcr0 = (c >> 27) & 1;  /* OSXSAVE */
 
 	if (max_ext >= 0x80000004) {
 		unsigned w[12];
@@ -282,22 +303,65 @@ static void detect_sysfs(struct cache_info *c)
 	}
 }
 
-struct cache_info ntm_cpu_caches(const struct cpu *cpu)
+static const char *size_text(size_t n, char *buf, size_t len)
 {
-	struct cache_info c = cpu->cpuid_caches;
-	if (c.l3 == 0)
-		c = cpu->sysfs_caches;
-	if (cpu->sysfs_caches.l3_shared_by)
-		c.l3_shared_by = cpu->sysfs_caches.l3_shared_by;
-	if (c.l3_shared_by == 0 || c.l3_shared_by > cpu->online_cpus)
-		c.l3_shared_by = cpu->online_cpus;
-	return c;
+	return ntm_format_size(n, buf, len);
 }
 
-size_t ntm_cpu_llc_share(const struct cpu *cpu)
+/* Append printf output to plan->how, separated by "; ". */
+__attribute__((format(printf, 2, 3)))
+static void say(struct cache_plan *plan, const char *fmt, ...)
 {
-	struct cache_info c = ntm_cpu_caches(cpu);
-	return c.l3 / (c.l3_shared_by ? c.l3_shared_by : 1);
+	size_t used = strlen(plan->how);
+	if (used && used + 2 < sizeof plan->how) {
+		strcpy(plan->how + used, "; ");
+		used += 2;
+	}
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(plan->how + used, sizeof plan->how - used, fmt, ap);
+	va_end(ap);
+}
+
+void ntm_cpu_plan(const struct cpu *cpu, struct cache_plan *plan)
+{
+	const struct cache_info *id = &cpu->cpuid_caches, *fs = &cpu->sysfs_caches;
+	char a[32], b[32];
+	memset(plan, 0, sizeof *plan);
+	struct cache_info *c = &plan->caches;
+	*c = id->l3 ? *id : *fs;
+	const char *from = id->l3 ? "CPUID" : fs->l3 ? "sysfs" : NULL;
+	if (id->l3 && fs->l3 && id->l3 != fs->l3) {
+		c->l3 = id->l3 < fs->l3 ? id->l3 : fs->l3;
+		from = "the smaller";
+		plan->distrusted = 1;
+		say(plan, "CPUID says L3 %s, sysfs %s: they cannot both be right, "
+		    "so the smaller is used", size_text(id->l3, a, sizeof a),
+		    size_text(fs->l3, b, sizeof b));
+	}
+	if (c->l3 > NTM_MAX_CREDIBLE_L3) {
+		plan->distrusted = 1;
+		say(plan, "an L3 of %s (%s) is more than any socket has (%s): "
+		    "not trusted", size_text(c->l3, a, sizeof a), from,
+		    size_text(NTM_MAX_CREDIBLE_L3, b, sizeof b));
+		c->l3 = 0;
+	} else if (c->l3) {
+		say(plan, "L3 %s from %s", size_text(c->l3, a, sizeof a), from);
+	} else {
+		say(plan, "no L3 size from CPUID or sysfs");
+	}
+
+	unsigned shared = fs->l3_shared_by ? fs->l3_shared_by : id->l3_shared_by;
+	if (id->l3 && !id->l3_shared_by && !fs->l3_shared_by) {
+		plan->distrusted = 1;
+		say(plan, "CPUID says the L3 is shared by 0 CPUs, which cannot "
+		    "be: taken as the %u online", cpu->online_cpus);
+	}
+	/* CPUID counts the IDs that could share it, rounded up to a power
+	 * of two; a VM sees only its own CPUs. */
+	if (shared == 0 || shared > cpu->online_cpus)
+		shared = cpu->online_cpus;
+	c->l3_shared_by = shared ? shared : 1;
 }
 
 static struct cpu the_cpu;
@@ -323,4 +387,79 @@ const struct cpu *ntm_cpu(void)
 {
 	pthread_once(&cpu_once, detect);
 	return &the_cpu;
+}
+
+/* The public view. */
+
+static const char *arch_name(void)
+{
+#if defined(__x86_64__)
+	return "x86_64";
+#elif defined(__aarch64__)
+	return "aarch64";
+#elif defined(__riscv) && __riscv_xlen == 64
+	return "riscv64";
+#elif defined(__powerpc64__)
+	return "ppc64";
+#else
+	return "unknown";
+#endif
+}
+
+static char features_text[256], missing_text[1024];
+static struct cache_plan public_plan;
+static pthread_once_t public_once = PTHREAD_ONCE_INIT;
+
+static void build_public_view(void)
+{
+	const struct cpu *cpu = ntm_cpu();
+	size_t f = 0, m = 0;
+	for (size_t i = 0; i < NFEATURES; i++) {
+		unsigned bit = feature_table[i].bit;
+		if (cpu->usable & bit)
+			f += (size_t)snprintf(features_text + f,
+					      f < sizeof features_text
+						      ? sizeof features_text - f : 0,
+					      "%s%s", f ? " " : "",
+					      feature_table[i].name);
+		else
+			m += (size_t)snprintf(missing_text + m,
+					      m < sizeof missing_text
+						      ? sizeof missing_text - m : 0,
+					      "%s%s: %s", m ? "\n" : "",
+					      feature_table[i].name,
+					      ntm_cpu_missing(cpu, bit));
+	}
+	ntm_cpu_plan(cpu, &public_plan);
+}
+
+static struct ntmem_cache_sizes public_sizes(const struct cache_info *c)
+{
+	return (struct ntmem_cache_sizes){c->l1d, c->l2, c->l3, c->l3_shared_by};
+}
+
+int ntmem_cpu_info(struct ntmem_cpu_info *info)
+{
+	if (!info) {
+		errno = EINVAL;
+		return -1;
+	}
+	const struct cpu *cpu = ntm_cpu();
+	pthread_once(&public_once, build_public_view);
+	*info = (struct ntmem_cpu_info){
+		.arch = arch_name(),
+		.vendor = cpu->vendor,
+		.brand = cpu->brand,
+		.family = cpu->family,
+		.model = cpu->model,
+		.stepping = cpu->stepping,
+		.features = features_text,
+		.missing = missing_text,
+		.cpuid = public_sizes(&cpu->cpuid_caches),
+		.sysfs = public_sizes(&cpu->sysfs_caches),
+		.planned = public_sizes(&public_plan.caches),
+		.planned_how = public_plan.how,
+		.online_cpus = cpu->online_cpus,
+	};
+	return 0;
 }

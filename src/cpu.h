@@ -20,6 +20,13 @@ enum cpu_feature {
 	CPU_FEATURE_END = 1u << 9
 };
 
+/* Features every CPU of this architecture has: SSE2 is part of x86-64. */
+#if defined(__x86_64__)
+#define NTM_ARCH_BASELINE CPU_SSE2
+#else
+#define NTM_ARCH_BASELINE 0u
+#endif
+
 struct cache_info {
 	size_t l1d, l2, l3;     /* bytes; 0 when unknown */
 	unsigned l3_shared_by;  /* logical CPUs sharing the L3; 0 when unknown */
@@ -38,6 +45,20 @@ struct cpu {
 	unsigned online_cpus;
 };
 
+/* Code that runs before the sanitizers' runtimes are set up. */
+#if defined(__clang__)
+#define NTM_NO_SANITIZE __attribute__((no_sanitize("address", "undefined")))
+#elif defined(__GNUC__)
+#define NTM_NO_SANITIZE __attribute__((no_sanitize_address, no_sanitize_undefined))
+#endif
+
+#if defined(__x86_64__) || defined(__i386__)
+/* The enum cpu_feature bits CPUID reports, into *reported, and returns
+ * those the OS supports as well; XCR0 into *xcr0 (0 without OSXSAVE).
+ * Safe in an IFUNC resolver: no library call, no instrumentation. */
+unsigned ntm_cpu_probe(unsigned *reported, uint64_t *xcr0);
+#endif
+
 /* The CPU this process runs on.  Thread-safe; detects on first call. */
 const struct cpu *ntm_cpu(void);
 
@@ -48,14 +69,19 @@ const char *ntm_cpu_feature_name(unsigned feature);
  * "OS has not enabled AVX-512 state (XCR0)"; NULL when all are usable. */
 const char *ntm_cpu_missing(const struct cpu *cpu, unsigned need);
 
-/* The last-level cache size and sharing to plan with: CPUID when it gives
- * an L3, else sysfs; l3 == 0 when neither does.  l3_shared_by is the
- * count of online CPUs sharing it: sysfs lists them, while CPUID gives
- * only the most IDs that could (rounded to a power of two). */
-struct cache_info ntm_cpu_caches(const struct cpu *cpu);
+/* The caches the default policy plans with.  Reported topology that
+ * cannot be true is not trusted: an L3 over NTM_MAX_CREDIBLE_L3 (VMs
+ * report hundreds of MiB), "shared by 0" CPUs, CPUID and sysfs giving
+ * different L3 sizes.  caches.l3 == 0 when no size can be trusted. */
+#define NTM_MAX_CREDIBLE_L3 ((size_t)256 << 20)
 
-/* One thread's share of the last-level cache, or 0 when its size is
- * unknown. */
-size_t ntm_cpu_llc_share(const struct cpu *cpu);
+struct cache_plan {
+	struct cache_info caches;  /* l3_shared_by >= 1 */
+	int distrusted;            /* something reported was set aside */
+	char how[320];             /* where the sizes came from, in words */
+};
+
+/* Pure: a function of *cpu alone, so tests can feed it fakes. */
+void ntm_cpu_plan(const struct cpu *cpu, struct cache_plan *plan);
 
 #endif

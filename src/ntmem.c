@@ -1,11 +1,14 @@
-/* ntmem.c - the public entry points: check flags, decide, call, fence. */
+/* ntmem.c - the public entry points: the small path first (in the entry
+ * of this CPU's vector width), then the ladder, the call, the fence. */
 #include "ntmem.h"
 
 #include <errno.h>
 #include <stdint.h>
-#include <string.h>
 
+#include "cpu.h"
+#include "entry.h"
 #include "fence.h"
+#include "libc.h"
 #include "policy.h"
 #include "registry.h"
 
@@ -31,20 +34,120 @@ static int overlap(const void *a, const void *b, size_t n)
 	return x - y < n || y - x < n;
 }
 
+/* The variant for a call beyond the small path. */
+static const struct variant *choose(enum ntmem_op op, int c, size_t n,
+				    unsigned flags)
+{
+	const struct policy *p = ntm_policy_ready();
+	if (!p)
+		return ntm_baseline(op, !!(flags & NTMEM_F_NONTEMPORAL));
+	return ntm_ladder_pick(&p->ladder[ntm_class_of(op, c)], n, flags);
+}
+
+/* A call that does not fence is handed on as a tail call. */
+void *ntm_set_large(void *dst, int c, size_t n, unsigned flags)
+{
+	const struct variant *v = choose(NTMEM_OP_SET, c, n, flags);
+	if (!ntm_streams(v) || (flags & NTMEM_F_NOFENCE))
+		return v->set(dst, c, n);
+	v->set(dst, c, n);
+	ntm_fence();
+	return dst;
+}
+
+void *ntm_copy_large(void *dst, const void *src, size_t n, unsigned flags)
+{
+	if (overlap(dst, src, n))
+		return ntm_libc.memmove(dst, src, n);
+	const struct variant *v = choose(NTMEM_OP_COPY, 0, n, flags);
+	if (!ntm_streams(v) || (flags & NTMEM_F_NOFENCE))
+		return v->copy(dst, src, n);
+	v->copy(dst, src, n);
+	ntm_fence();
+	return dst;
+}
+
+#if defined(__x86_64__) && defined(__ELF__)
+/* The widest vector the CPU and OS run.  AVX-512 needs only AVX-512F for
+ * whole-vector loads and stores. */
+NTM_NO_SANITIZE const struct entry_width *ntm_entry_width(void)
+{
+	unsigned reported;
+	uint64_t xcr0;
+	unsigned usable = ntm_cpu_probe(&reported, &xcr0);
+	if (usable & CPU_AVX512F)
+		return &ntm_entry_avx512;
+	if (usable & CPU_AVX)
+		return &ntm_entry_avx;
+	return &ntm_entry_sse2;
+}
+
+/* IFUNC resolvers: the dynamic linker calls them once, before anything
+ * else of the library runs, and the calls then go straight to the entry
+ * of this CPU's width, as calls to glibc's memset do. */
+typedef void *set_entry(void *, int, size_t);
+typedef void *copy_entry(void *, const void *, size_t);
+typedef void *set_flags_entry(void *, int, size_t, unsigned);
+typedef void *copy_flags_entry(void *, const void *, size_t, unsigned);
+
+NTM_NO_SANITIZE static set_entry *resolve_set(void)
+{
+	return ntm_entry_width()->set;
+}
+NTM_NO_SANITIZE static copy_entry *resolve_copy(void)
+{
+	return ntm_entry_width()->copy;
+}
+NTM_NO_SANITIZE static set_flags_entry *resolve_set_flags(void)
+{
+	return ntm_entry_width()->set_flags;
+}
+NTM_NO_SANITIZE static copy_flags_entry *resolve_copy_flags(void)
+{
+	return ntm_entry_width()->copy_flags;
+}
+
+void *ntmem_set(void *dst, int c, size_t n) __attribute__((ifunc("resolve_set")));
+void *ntmem_copy(void *dst, const void *src, size_t n)
+	__attribute__((ifunc("resolve_copy")));
+static void *set_flagged(void *dst, int c, size_t n, unsigned flags)
+	__attribute__((ifunc("resolve_set_flags")));
+static void *copy_flagged(void *dst, const void *src, size_t n, unsigned flags)
+	__attribute__((ifunc("resolve_copy_flags")));
+#else
+const struct entry_width *ntm_entry_width(void)
+{
+	return &ntm_entry_portable;
+}
+
+void *ntmem_set(void *dst, int c, size_t n)
+{
+	return ntm_entry_portable.set(dst, c, n);
+}
+
+void *ntmem_copy(void *dst, const void *src, size_t n)
+{
+	return ntm_entry_portable.copy(dst, src, n);
+}
+
+static void *set_flagged(void *dst, int c, size_t n, unsigned flags)
+{
+	return ntm_entry_portable.set_flags(dst, c, n, flags);
+}
+
+static void *copy_flagged(void *dst, const void *src, size_t n, unsigned flags)
+{
+	return ntm_entry_portable.copy_flags(dst, src, n, flags);
+}
+#endif
+
 void *ntmem_set_flags(void *dst, int c, size_t n, unsigned flags)
 {
 	if (bad_flags(flags)) {
 		errno = EINVAL;
 		return NULL;
 	}
-	if (n == 0)
-		return dst;
-	const struct variant *v =
-		ntm_choose(&ntm_policy()->op[NTMEM_OP_SET], n, c, flags);
-	v->set(dst, c, n);
-	if (v->streaming && !(flags & NTMEM_F_NOFENCE))
-		ntm_fence();
-	return dst;
+	return set_flagged(dst, c, n, flags);
 }
 
 void *ntmem_copy_flags(void *dst, const void *src, size_t n, unsigned flags)
@@ -53,26 +156,7 @@ void *ntmem_copy_flags(void *dst, const void *src, size_t n, unsigned flags)
 		errno = EINVAL;
 		return NULL;
 	}
-	if (n == 0)
-		return dst;
-	if (overlap(dst, src, n))
-		return memmove(dst, src, n);
-	const struct variant *v =
-		ntm_choose(&ntm_policy()->op[NTMEM_OP_COPY], n, 0, flags);
-	v->copy(dst, src, n);
-	if (v->streaming && !(flags & NTMEM_F_NOFENCE))
-		ntm_fence();
-	return dst;
-}
-
-void *ntmem_set(void *dst, int c, size_t n)
-{
-	return ntmem_set_flags(dst, c, n, 0);
-}
-
-void *ntmem_copy(void *dst, const void *src, size_t n)
-{
-	return ntmem_copy_flags(dst, src, n, 0);
+	return copy_flagged(dst, src, n, flags);
 }
 
 void ntmem_fence(void)
@@ -110,7 +194,7 @@ void *ntmem_variant_set(int id, void *dst, int c, size_t n, unsigned flags)
 	if (n == 0)
 		return dst;
 	v->set(dst, c, n);
-	if (v->streaming && !(flags & NTMEM_F_NOFENCE))
+	if (ntm_streams(v) && !(flags & NTMEM_F_NOFENCE))
 		ntm_fence();
 	return dst;
 }
@@ -128,7 +212,7 @@ void *ntmem_variant_copy(int id, void *dst, const void *src, size_t n,
 	if (n == 0)
 		return dst;
 	v->copy(dst, src, n);
-	if (v->streaming && !(flags & NTMEM_F_NOFENCE))
+	if (ntm_streams(v) && !(flags & NTMEM_F_NOFENCE))
 		ntm_fence();
 	return dst;
 }

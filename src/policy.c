@@ -1,11 +1,10 @@
-/* policy.c - the policy and where each of its values came from.  Sources,
+/* policy.c - the ladders and where each rung came from.  Sources,
  * strongest first: NTMEM_TUNABLES, the calibration profile, the built-in
  * default.  A bad value is skipped and noted, never fatal. */
 #define _GNU_SOURCE
 #include "policy.h"
 
 #include <errno.h>
-#include <pthread.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -13,55 +12,62 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "libc.h"
 #include "profile.h"
 #include "registry.h"
 #include "size.h"
 
 #define MiB ((size_t)1 << 20)
 
-/* Topology default: the per-thread share of the LLC, kept within bounds.
- * Below the floor streaming always lost in the seeds' tables (2-16 MB);
- * the cap keeps an absurd reported cache (VMs report hundreds of MiB)
- * from turning streaming off.  With no cache information at all, the
- * fallback is a typical server LLC. */
+/* The built-in threshold is one thread's share of the last-level cache:
+ * above it a clear or copy would evict more than its own share.  The
+ * floor: below 8 MiB streaming always lost in the seeds' tables (2-16 MB).
+ * The cap keeps a large cache from turning streaming off.  With no size
+ * that can be trusted, 64 MiB: at least the L3 of one socket of most
+ * servers sold before 2025, so streaming starts late rather than early
+ * (early costs bandwidth, late only cache).  A copy touches twice its
+ * size (source and destination), so it streams from half the share. */
 #define THRESHOLD_FLOOR (8 * MiB)
 #define THRESHOLD_CAP (256 * MiB)
-#define THRESHOLD_NO_CACHE_INFO (32 * MiB)
+#define SHARE_UNKNOWN (64 * MiB)
 
-/* Built-in ranking, best first, used where nothing was measured. */
-static const char *const ranking[2][2][8] = {
-	[NTMEM_OP_SET] = {
-		{"stosb", "vec_avx", "vec_sse2", "stosq", "portable"},
-		{"nt_avx", "nt_avx512", "nt_sse2", "movnti"},
-	},
-	[NTMEM_OP_COPY] = {
-		{"movsb", "vec_avx", "vec_sse2", "portable"},
-		{"nt_avx", "nt_avx512", "nt_sse2", "movnti"},
-	},
-};
 
-static const char *const op_prefix[2] = {"set", "copy"};
-
-const struct variant *ntm_ranked_variant(enum ntmem_op op, int streaming)
+const struct variant *ntm_ranked(enum ntmem_op op, enum ntmem_role role,
+				 int zero_ok)
 {
-	for (const char *const *name = ranking[op][streaming]; *name; name++) {
-		const struct variant *v = ntm_variant_named(op, *name);
-		if (v && !ntm_variant_unsupported(v))
-			return v;
+	const struct variant *best = NULL;
+	for (int id = 0; id < ntm_variant_count(); id++) {
+		const struct variant *v = ntm_variant(id);
+		if (v->op != op || v->role != role || (v->zero_only && !zero_ok) ||
+		    ntm_variant_unsupported(v))
+			continue;
+		if (!best || v->rank > best->rank)
+			best = v;
 	}
-	return NULL;
+	return best;
 }
 
-size_t ntm_topology_threshold(const struct cpu *cpu, char *how, size_t len)
+/* The cached variant to fall back on: libc, else the best cached one. */
+static const struct variant *ranked_cached(enum ntmem_op op)
 {
-	struct cache_info c = ntm_cpu_caches(cpu);
-	const char *from = cpu->cpuid_caches.l3 ? "CPUID" : "sysfs";
-	if (c.l3 == 0) {
-		snprintf(how, len, "no LLC size from CPUID or sysfs: fixed %zu MiB",
-			 THRESHOLD_NO_CACHE_INFO / MiB);
-		return THRESHOLD_NO_CACHE_INFO;
+	static const enum ntmem_role order[] = {
+		NTMEM_ROLE_LIBC, NTMEM_ROLE_VECTOR, NTMEM_ROLE_STRING,
+		NTMEM_ROLE_PLAIN};
+	for (size_t i = 0; i < sizeof order / sizeof order[0]; i++) {
+		const struct variant *v = ntm_ranked(op, order[i], 0);
+		if (v)
+			return v;
 	}
-	size_t share = ntm_cpu_llc_share(cpu);
+	return NULL;  /* not reached: portable always runs */
+}
+
+size_t ntm_default_threshold(const struct cpu *cpu, enum ntmem_op op,
+			     char *how, size_t len)
+{
+	struct cache_plan plan;
+	ntm_cpu_plan(cpu, &plan);
+	size_t share = plan.caches.l3 ? plan.caches.l3 / plan.caches.l3_shared_by
+				      : SHARE_UNKNOWN;
 	size_t t = share;
 	const char *bound = "";
 	if (t < THRESHOLD_FLOOR) {
@@ -71,15 +77,25 @@ size_t ntm_topology_threshold(const struct cpu *cpu, char *how, size_t len)
 		t = THRESHOLD_CAP;
 		bound = ", lowered to the cap";
 	}
-	char l3[32], s[32];
-	snprintf(how, len, "LLC %s (%s) / %u threads = %s per thread%s",
-		 ntm_format_size(c.l3, l3, sizeof l3), from, c.l3_shared_by,
-		 ntm_format_size(share, s, sizeof s), bound);
+	char s[32];
+	if (plan.caches.l3)
+		snprintf(how, len, "%s, shared by %u: %s per thread%s", plan.how,
+			 plan.caches.l3_shared_by,
+			 ntm_format_size(share, s, sizeof s), bound);
+	else
+		snprintf(how, len, "%s: a fixed %s per thread", plan.how,
+			 ntm_format_size(share, s, sizeof s));
+	if (op == NTMEM_OP_COPY) {
+		t = t / 2 < THRESHOLD_FLOOR ? THRESHOLD_FLOOR : t / 2;
+		size_t used = strlen(how);
+		if (used < len)
+			snprintf(how + used, len - used,
+				 "; a copy touches twice its size: half");
+	}
 	return t;
 }
 
-__attribute__((format(printf, 2, 3)))
-static void note(struct policy *p, const char *fmt, ...)
+void ntm_policy_note(struct policy *p, const char *fmt, ...)
 {
 	if (p->note_count >= NTM_MAX_NOTES)
 		return;
@@ -96,49 +112,61 @@ static void note(struct policy *p, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* Look up name as the cached (streaming == 0) or streaming variant of op.
- * Returns NULL and says why in *why if it cannot serve there. */
-static const struct variant *variant_for_role(enum ntmem_op op, int streaming,
-					      const char *name, char *why,
-					      size_t len)
+/* The streaming variant a class falls back on: the best by rank that can
+ * write its values, else its cached one (no streaming on this CPU). */
+const struct variant *ntm_fallback_streaming(enum ntmem_class cls)
 {
-	const struct variant *v = ntm_variant_named(op, name);
-	const char *missing;
-	if (!v)
-		snprintf(why, len, "no %s variant named '%s'", op_prefix[op], name);
-	else if ((missing = ntm_variant_unsupported(v)))
-		snprintf(why, len, "%s: %s", name, missing);
-	else if (v->streaming != streaming)
-		snprintf(why, len, "%s is %s; this key needs a %s variant", name,
-			 v->streaming ? "streaming" : "cached",
-			 streaming ? "streaming" : "cached");
-	else
-		return v;
-	return NULL;
+	enum ntmem_op op = ntm_op_of(cls);
+	const struct variant *v =
+		ntm_ranked(op, NTMEM_ROLE_STREAMING, cls == NTMEM_CLASS_SET_ZERO);
+	return v ? v : ranked_cached(op);
 }
 
-static void set_role(struct op_policy *o, int streaming,
-		     const struct variant *v, enum ntmem_origin origin)
+/* Install a ladder built elsewhere, keeping l's cached fallback. */
+void ntm_policy_install(struct ladder *l, struct ladder *from,
+			enum ntmem_class cls)
 {
-	if (streaming) {
-		o->streaming = v;
-		o->streaming_origin = origin;
-	} else {
-		o->cached = v;
-		o->cached_origin = origin;
+	from->cached[0] = ranked_cached(ntm_op_of(cls));
+	ntm_ladder_finish(from, ntm_fallback_streaming(cls));
+	*l = *from;
+}
+
+static void default_ladders(struct policy *p, const struct cpu *cpu)
+{
+	size_t t[2];
+	for (int op = 0; op < 2; op++)
+		t[op] = ntm_default_threshold(cpu, op, p->default_how[op],
+					      sizeof p->default_how[op]);
+	for (int cls = 0; cls < NTM_CLASSES; cls++) {
+		struct ladder l;
+		enum ntmem_op op = ntm_op_of(cls);
+		const struct variant *streaming = ntm_fallback_streaming(cls);
+		memset(&l, 0, sizeof l);
+		if (ntm_streams(streaming)) {
+			ntm_ladder_push(&l, ranked_cached(op), t[op],
+					NTMEM_ORIGIN_DEFAULT);
+			ntm_ladder_push(&l, streaming, SIZE_MAX,
+					NTMEM_ORIGIN_DEFAULT);
+		} else {
+			ntm_ladder_push(&l, ranked_cached(op), SIZE_MAX,
+					NTMEM_ORIGIN_DEFAULT);
+		}
+		l.streaming = streaming;
+		l.streaming_origin = NTMEM_ORIGIN_DEFAULT;
+		ntm_policy_install(&p->ladder[cls], &l, cls);
 	}
 }
 
-/* Set o's threshold and, unless keep_nonzero, its non-zero one too. */
-static void set_threshold(struct op_policy *o, size_t t,
-			  enum ntmem_origin origin, int keep_nonzero)
+/* The nonzero twin of a memset ladder: zero-only rungs give way to the
+ * best streaming variant that writes any value. */
+void ntm_nonzero_twin(struct ladder *l)
 {
-	o->threshold = t;
-	o->threshold_origin = origin;
-	if (!keep_nonzero) {
-		o->threshold_nonzero = t;
-		o->threshold_nonzero_origin = origin;
-	}
+	const struct variant *any = ntm_fallback_streaming(NTMEM_CLASS_SET_NONZERO);
+	for (unsigned i = 0; i < l->count; i++)
+		if (l->v[i]->zero_only)
+			l->v[i] = any;
+	if (l->streaming && l->streaming->zero_only)
+		l->streaming = any;
 }
 
 static void apply_profile(struct policy *p, const struct cpu *cpu,
@@ -147,7 +175,10 @@ static void apply_profile(struct policy *p, const struct cpu *cpu,
 	snprintf(p->profile_path, sizeof p->profile_path, "%s", path);
 	struct profile prof;
 	char why[NTM_NOTE_LEN - 64];
-	if (access(path, F_OK) && errno == ENOENT) {
+	int saved = errno;
+	int absent = access(path, F_OK) && errno == ENOENT;
+	errno = saved;
+	if (absent) {
 		snprintf(p->profile_status, sizeof p->profile_status,
 			 "not present");
 		return;
@@ -155,212 +186,78 @@ static void apply_profile(struct policy *p, const struct cpu *cpu,
 	if (ntm_profile_read(path, cpu, &prof, why, sizeof why)) {
 		snprintf(p->profile_status, sizeof p->profile_status,
 			 "ignored: %s", why);
-		note(p, "profile %s: %s", path, why);
+		ntm_policy_note(p, "profile %s: %s", path, why);
 		return;
 	}
 	p->profile_loaded = 1;
 	snprintf(p->profile_status, sizeof p->profile_status, "loaded");
-	for (int op = 0; op < 2; op++) {
-		struct op_policy *o = &p->op[op];
-		const struct profile_op *po = &prof.op[op];
-		const char *names[2] = {po->cached, po->streaming};
-		for (int streaming = 0; streaming <= 1; streaming++) {
-			if (!names[streaming][0])
-				continue;
-			const struct variant *v = variant_for_role(
-				op, streaming, names[streaming], why, sizeof why);
-			if (v)
-				set_role(o, streaming, v, NTMEM_ORIGIN_PROFILE);
-			else
-				note(p, "profile %s: %s.%s: %s", path,
-				     op_prefix[op],
-				     streaming ? "streaming" : "cached", why);
+	for (int cls = 0; cls < NTM_CLASSES; cls++) {
+		const struct profile_ladder *pl = &prof.ladder[cls];
+		struct ladder l;
+		if (!pl->rungs[0])
+			continue;
+		if (ntm_ladder_parse(&l, ntm_op_of(cls), cls == NTMEM_CLASS_SET_ZERO,
+				     pl->rungs, NTMEM_ORIGIN_PROFILE, why,
+				     sizeof why)) {
+			ntm_policy_note(p, "profile %s: %s: %s", path, ntm_class_key[cls], why);
+			continue;
 		}
-		if (po->has_threshold)
-			set_threshold(o, po->threshold, NTMEM_ORIGIN_PROFILE, 0);
-		if (po->has_nonzero_threshold) {
-			o->threshold_nonzero = po->nonzero_threshold;
-			o->threshold_nonzero_origin = NTMEM_ORIGIN_PROFILE;
+		if (pl->streaming[0]) {
+			const struct variant *s =
+				ntm_variant_named(ntm_op_of(cls), pl->streaming);
+			if (s && ntm_streams(s) && !ntm_variant_unsupported(s) &&
+			    (!s->zero_only || cls == NTMEM_CLASS_SET_ZERO)) {
+				l.streaming = s;
+				l.streaming_origin = NTMEM_ORIGIN_PROFILE;
+			} else {
+				ntm_policy_note(p, "profile %s: %s streaming '%s' cannot "
+				     "serve here", path, ntm_class_key[cls],
+				     pl->streaming);
+			}
 		}
+		ntm_policy_install(&p->ladder[cls], &l, cls);
 	}
 }
 
-/* One "key=value" from NTMEM_TUNABLES.  nonzero_given[op]: an explicit
- * non-zero threshold came earlier, which set_threshold must not undo. */
-static void apply_tunable(struct policy *p, char *pair, int nonzero_given[2])
-{
-	char *eq = strchr(pair, '=');
-	if (!eq) {
-		note(p, "NTMEM_TUNABLES: '%s': expected key=value", pair);
-		return;
-	}
-	*eq = '\0';
-	const char *key = pair, *value = eq + 1;
-	char why[NTM_NOTE_LEN - 64];
-	for (int op = 0; op < 2; op++) {
-		size_t plen = strlen(op_prefix[op]);
-		if (strncmp(key, op_prefix[op], plen))
-			continue;
-		const char *field = key + plen;
-		struct op_policy *o = &p->op[op];
-		int nonzero = op == NTMEM_OP_SET && !strcmp(field, "_nonzero_threshold");
-		if (nonzero || !strcmp(field, "_threshold")) {
-			size_t t;
-			const char *err;
-			if (!strcmp(value, "max"))
-				t = SIZE_MAX;
-			else if (ntm_parse_size(value, &t, &err)) {
-				note(p, "NTMEM_TUNABLES: %s=%s: %s", key, value, err);
-				return;
-			}
-			if (nonzero) {
-				o->threshold_nonzero = t;
-				o->threshold_nonzero_origin = NTMEM_ORIGIN_ENVIRONMENT;
-				nonzero_given[op] = 1;
-			} else
-				set_threshold(o, t, NTMEM_ORIGIN_ENVIRONMENT,
-					      nonzero_given[op]);
-			return;
-		}
-		int streaming;
-		if (!strcmp(field, "_cached"))
-			streaming = 0;
-		else if (!strcmp(field, "_streaming"))
-			streaming = 1;
-		else if (!field[0]) {
-			/* set=NAME: NAME for every size. */
-			const struct variant *v = ntm_variant_named(op, value);
-			streaming = v ? v->streaming : 0;
-			if (!variant_for_role(op, streaming, value, why, sizeof why)) {
-				note(p, "NTMEM_TUNABLES: %s=%s: %s", key, value, why);
-				return;
-			}
-			set_role(o, streaming, v, NTMEM_ORIGIN_ENVIRONMENT);
-			set_threshold(o, streaming ? 0 : SIZE_MAX,
-				      NTMEM_ORIGIN_ENVIRONMENT, nonzero_given[op]);
-			return;
-		} else
-			break;
-		const struct variant *v =
-			variant_for_role(op, streaming, value, why, sizeof why);
-		if (v)
-			set_role(o, streaming, v, NTMEM_ORIGIN_ENVIRONMENT);
-		else
-			note(p, "NTMEM_TUNABLES: %s=%s: %s", key, value, why);
-		return;
-	}
-	note(p, "NTMEM_TUNABLES: unknown key '%s'", key);
-}
+struct policy ntm_the_policy;
+int ntm_policy_state;  /* 0 not built, 1 building, 2 ready */
 
 void ntm_policy_build(struct policy *p, const struct cpu *cpu,
 		      const char *tunables, const char *profile_path)
 {
 	memset(p, 0, sizeof *p);
-	char how[128];
-	size_t topology = ntm_topology_threshold(cpu, how, sizeof how);
-	for (int op = 0; op < 2; op++) {
-		struct op_policy *o = &p->op[op];
-		o->cached = ntm_ranked_variant(op, 0);
-		o->streaming = ntm_ranked_variant(op, 1);
-		o->threshold = topology;
-		/* Without any streaming variant (off x86), never stream. */
-		if (!o->streaming) {
-			o->streaming = o->cached;
-			o->threshold = SIZE_MAX;
-		}
-		o->threshold_nonzero = o->threshold;
-	}
-
+	default_ladders(p, cpu);
 	if (profile_path)
 		apply_profile(p, cpu, profile_path);
-
 	if (tunables) {
-		char copy[1024];
-		if (strlen(tunables) >= sizeof copy)
-			note(p, "NTMEM_TUNABLES: longer than %zu bytes",
-			     sizeof copy - 1);
-		else {
-			strcpy(copy, tunables);
-			char *save = NULL;
-			int nonzero_given[2] = {0, 0};
-			for (char *pair = strtok_r(copy, ",", &save); pair;
-			     pair = strtok_r(NULL, ",", &save))
-				apply_tunable(p, pair, nonzero_given);
-		}
-	}
-
-	/* A zero-only streaming variant needs a partner for other values. */
-	for (int op = 0; op < 2; op++) {
-		struct op_policy *o = &p->op[op];
-		o->streaming_any_value = o->streaming;
-		if (o->streaming->zero_only)
-			o->streaming_any_value = ntm_ranked_variant(op, 1);
+		p->has_tunables = 1;
+		snprintf(p->tunables, sizeof p->tunables, "%s", tunables);
+		ntm_apply_tunables(p, tunables);
 	}
 }
 
-static struct policy the_policy;
-static pthread_once_t policy_once = PTHREAD_ONCE_INIT;
-
-static void build_process_policy(void)
+/* Built once, as the library is loaded: no call ever waits for it, takes
+ * a lock or allocates, so the entry points stay async-signal-safe.  errno
+ * is left as it was: loading a library must not change it. */
+__attribute__((constructor(101))) static void build_process_policy(void)
 {
+	int expected = 0;
+	if (!__atomic_compare_exchange_n(&ntm_policy_state, &expected, 1, 0,
+					 __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+		return;
+	int saved = errno;
+	ntm_libc_resolve(&ntm_libc);
 	char path[1024];
 	const char *why;
 	int have_path = !ntm_profile_path(path, sizeof path, &why);
-	ntm_policy_build(&the_policy, ntm_cpu(),
-			 secure_getenv("NTMEM_TUNABLES"),
+	ntm_policy_build(&ntm_the_policy, ntm_cpu(), secure_getenv("NTMEM_TUNABLES"),
 			 have_path ? path : NULL);
 	if (!have_path)
-		snprintf(the_policy.profile_status,
-			 sizeof the_policy.profile_status, "none: %s", why);
-	else if (secure_getenv("NTMEM_PROFILE") && !the_policy.profile_loaded &&
-		 !strcmp(the_policy.profile_status, "not present"))
-		note(&the_policy, "NTMEM_PROFILE: %s: no such file", path);
-}
-
-const struct policy *ntm_policy(void)
-{
-	pthread_once(&policy_once, build_process_policy);
-	return &the_policy;
-}
-
-/* The public view. */
-
-int ntmem_policy_info(enum ntmem_op op, struct ntmem_policy_info *info)
-{
-	if ((op != NTMEM_OP_SET && op != NTMEM_OP_COPY) || !info) {
-		errno = EINVAL;
-		return -1;
-	}
-	const struct policy *p = ntm_policy();
-	const struct op_policy *o = &p->op[op];
-	info->cached = ntm_variant_id(o->cached);
-	info->cached_origin = o->cached_origin;
-	info->streaming = ntm_variant_id(o->streaming);
-	info->streaming_origin = o->streaming_origin;
-	info->streaming_any_value = ntm_variant_id(o->streaming_any_value);
-	info->threshold = o->threshold;
-	info->threshold_origin = o->threshold_origin;
-	info->threshold_nonzero = o->threshold_nonzero;
-	info->threshold_nonzero_origin = o->threshold_nonzero_origin;
-	info->profile_path = p->profile_loaded ? p->profile_path : NULL;
-	return 0;
-}
-
-const char *ntmem_origin_name(enum ntmem_origin origin)
-{
-	switch (origin) {
-	case NTMEM_ORIGIN_DEFAULT:
-		return "default";
-	case NTMEM_ORIGIN_PROFILE:
-		return "profile";
-	case NTMEM_ORIGIN_ENVIRONMENT:
-		return "environment";
-	}
-	return "?";
-}
-
-const char *ntmem_policy_ignored(int i)
-{
-	const struct policy *p = ntm_policy();
-	return i >= 0 && i < p->note_count ? p->notes[i] : NULL;
+		snprintf(ntm_the_policy.profile_status,
+			 sizeof ntm_the_policy.profile_status, "none: %s", why);
+	else if (secure_getenv("NTMEM_PROFILE") && !ntm_the_policy.profile_loaded &&
+		 !strcmp(ntm_the_policy.profile_status, "not present"))
+		ntm_policy_note(&ntm_the_policy, "NTMEM_PROFILE: %s: no such file", path);
+	__atomic_store_n(&ntm_policy_state, 2, __ATOMIC_RELEASE);
+	errno = saved;
 }

@@ -1,66 +1,87 @@
-/* policy.h - per operation: which cached and which streaming variant, and
- * the size from which to stream; each value with where it came from. */
+/* policy.h - the ladders of this process, and where each rung came from. */
 #ifndef NTM_POLICY_H
 #define NTM_POLICY_H
 
 #include <stddef.h>
 
 #include "cpu.h"
+#include "ladder.h"
 #include "variant.h"
 
-struct op_policy {
-	const struct variant *cached;
-	const struct variant *streaming;
-	const struct variant *streaming_any_value; /* == streaming unless
-						      that one is zero-only */
-	size_t threshold;                          /* stream when n >= it */
-	size_t threshold_nonzero;                  /* the same, memset c != 0 */
-	enum ntmem_origin cached_origin, streaming_origin, threshold_origin,
-		threshold_nonzero_origin;
-};
-
+#define NTM_CLASSES 3           /* enum ntmem_class */
 #define NTM_MAX_NOTES 16
 #define NTM_NOTE_LEN 256
 
 struct policy {
-	struct op_policy op[2];        /* indexed by enum ntmem_op */
+	struct ladder ladder[NTM_CLASSES];
+	char default_how[2][NTM_NOTE_LEN]; /* per op: how the built-in
+					      threshold was derived */
 	char profile_path[1024];       /* "" when none was looked for */
 	char profile_status[NTM_NOTE_LEN]; /* "loaded", "not present", ... */
 	int profile_loaded;
+	char tunables[1024];           /* NTMEM_TUNABLES as read */
+	int has_tunables;
 	int note_count;
 	char notes[NTM_MAX_NOTES][NTM_NOTE_LEN]; /* ignored settings, why */
 };
 
-/* The variant a call of op uses: cached or streaming by flag, else by
- * size (streaming from the threshold for the value up); a zero-only
- * streaming variant only for c == 0.  Copies pass c == 0.  flags must
- * already be valid.  Inline: the hot path. */
-static inline const struct variant *ntm_choose(const struct op_policy *o,
-					       size_t n, int c, unsigned flags)
+static inline enum ntmem_class ntm_class_of(enum ntmem_op op, int c)
 {
-	int zero = (unsigned char)c == 0;
-	size_t threshold = zero ? o->threshold : o->threshold_nonzero;
-	int stream = (flags & NTMEM_F_NONTEMPORAL) ||
-		     (!(flags & NTMEM_F_TEMPORAL) && n >= threshold);
-	if (!stream)
-		return o->cached;
-	return zero ? o->streaming : o->streaming_any_value;
+	if (op == NTMEM_OP_COPY)
+		return NTMEM_CLASS_COPY;
+	return (unsigned char)c ? NTMEM_CLASS_SET_NONZERO : NTMEM_CLASS_SET_ZERO;
 }
 
-/* The policy of this process, built on first use from NTMEM_TUNABLES, the
- * profile and the topology.  Thread-safe. */
-const struct policy *ntm_policy(void);
+static inline enum ntmem_op ntm_op_of(enum ntmem_class cls)
+{
+	return cls == NTMEM_CLASS_COPY ? NTMEM_OP_COPY : NTMEM_OP_SET;
+}
+
+/* The policy of this process once the constructor has built it, else
+ * NULL: the caller then uses ntm_baseline().  Lock-free, so safe from
+ * signal handlers and from inside the build itself. */
+static inline const struct policy *ntm_policy_ready(void)
+{
+	extern int ntm_policy_state;
+	extern struct policy ntm_the_policy;
+	return __atomic_load_n(&ntm_policy_state, __ATOMIC_ACQUIRE) == 2
+		       ? &ntm_the_policy : NULL;
+}
 
 /* Build a policy from explicit inputs, for the tool and the tests.
  * tunables and profile_path may be NULL (absent). */
 void ntm_policy_build(struct policy *p, const struct cpu *cpu,
 		      const char *tunables, const char *profile_path);
 
-/* The topology default threshold, and a line saying how it was derived. */
-size_t ntm_topology_threshold(const struct cpu *cpu, char *how, size_t len);
+/* The built-in streaming threshold for op, and a line saying how it was
+ * derived from the planned caches. */
+size_t ntm_default_threshold(const struct cpu *cpu, enum ntmem_op op,
+			     char *how, size_t len);
 
-/* The best supported variant of op by the built-in ranking; streaming
- * ones only if streaming, and never a zero-only one. */
-const struct variant *ntm_ranked_variant(enum ntmem_op op, int streaming);
+/* The best supported variant of op in role by rank; zero-only ones only
+ * if zero_ok.  NULL if none runs here. */
+const struct variant *ntm_ranked(enum ntmem_op op, enum ntmem_role role,
+				 int zero_ok);
+
+/* For the sources of settings (policy.c, tunables.c). */
+
+/* Record an ignored setting and why. */
+void ntm_policy_note(struct policy *p, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* The streaming variant cls falls back on: the best by rank that writes
+ * its values, else its cached one (no streaming on this CPU). */
+const struct variant *ntm_fallback_streaming(enum ntmem_class cls);
+
+/* Finish ladder from and make it cls's ladder l. */
+void ntm_policy_install(struct ladder *l, struct ladder *from,
+			enum ntmem_class cls);
+
+/* Make a memset ladder fit for values other than zero: zero-only rungs
+ * give way to the best streaming variant that writes any value. */
+void ntm_nonzero_twin(struct ladder *l);
+
+/* Apply NTMEM_TUNABLES text to p (tunables.c). */
+void ntm_apply_tunables(struct policy *p, const char *text);
 
 #endif

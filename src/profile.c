@@ -13,11 +13,9 @@
 #include <unistd.h>
 
 #include "ntmem.h"
-#include "size.h"
+#include "ladder.h"
 
 #define PROFILE_MAX_BYTES 65536
-
-static const char *const op_key[] = {"set", "copy"};
 
 static uint32_t fnv1a(const char *s, size_t n)
 {
@@ -93,30 +91,24 @@ static int parse_line(struct profile *p, const char *key, const char *val)
 		}
 		return 0;
 	}
-	for (int op = 0; op < 2; op++) {
-		size_t klen = strlen(op_key[op]);
-		if (strncmp(key, op_key[op], klen) || key[klen] != '.')
+	for (int cls = 0; cls < 3; cls++) {
+		const char *name = ntm_class_key[cls];
+		struct profile_ladder *l = &p->ladder[cls];
+		char *dst;
+		size_t cap;
+		if (!strncmp(key, "ladder.", 7) && !strcmp(key + 7, name)) {
+			dst = l->rungs;
+			cap = sizeof l->rungs;
+		} else if (!strncmp(key, "streaming.", 10) && !strcmp(key + 10, name)) {
+			dst = l->streaming;
+			cap = sizeof l->streaming;
+		} else {
 			continue;
-		const char *field = key + klen + 1;
-		struct profile_op *o = &p->op[op];
-		if (!strcmp(field, "cached") || !strcmp(field, "streaming")) {
-			char *dst = field[0] == 'c' ? o->cached : o->streaming;
-			if (strlen(val) >= NTM_NAME_MAX || !val[0])
-				return -1;
-			strcpy(dst, val);
-			return 0;
 		}
-		int nonzero = op == NTMEM_OP_SET && !strcmp(field, "nonzero_threshold");
-		if (nonzero || !strcmp(field, "threshold")) {
-			size_t *t = nonzero ? &o->nonzero_threshold : &o->threshold;
-			const char *why;
-			if (!strcmp(val, "max"))
-				*t = SIZE_MAX;
-			else if (ntm_parse_size(val, t, &why))
-				return -1;
-			*(nonzero ? &o->has_nonzero_threshold : &o->has_threshold) = 1;
-			return 0;
-		}
+		if (!val[0] || strlen(val) >= cap)
+			return -1;
+		strcpy(dst, val);
+		return 0;
 	}
 	return -1;
 }
@@ -172,10 +164,12 @@ int ntm_profile_read(const char *path, const struct cpu *cpu,
 		snprintf(why, why_len, "corrupt: not an ntmem profile");
 		goto out;
 	}
-	if (format > NTM_PROFILE_FORMAT) {
-		snprintf(why, why_len,
-			 "format %u is newer than this library's %d", format,
-			 NTM_PROFILE_FORMAT);
+	if (format != NTM_PROFILE_FORMAT) {
+		snprintf(why, why_len, "format %u is %s than this library's %d%s",
+			 format, format > NTM_PROFILE_FORMAT ? "newer" : "older",
+			 NTM_PROFILE_FORMAT,
+			 format < NTM_PROFILE_FORMAT ? " (run ntmem calibrate again)"
+						     : "");
 		goto out;
 	}
 
@@ -289,34 +283,14 @@ int ntm_profile_write(const char *path, const struct profile *p,
 	       p->stepping, p->features);
 	append(text, sizeof text, &len, "cpu.l1d %zu\ncpu.l2 %zu\ncpu.l3 %zu\n",
 	       p->l1d, p->l2, p->l3);
-	for (int op = 0; op < 2; op++) {
-		const struct profile_op *o = &p->op[op];
-		if (o->cached[0])
-			append(text, sizeof text, &len, "%s.cached %s\n",
-			       op_key[op], o->cached);
-		if (o->streaming[0])
-			append(text, sizeof text, &len, "%s.streaming %s\n",
-			       op_key[op], o->streaming);
-		const struct {
-			int has;
-			size_t value;
-			const char *key;
-		} thresholds[] = {
-			{o->has_threshold, o->threshold, "threshold"},
-			{o->has_nonzero_threshold, o->nonzero_threshold,
-			 "nonzero_threshold"},
-		};
-		for (int t = 0; t < 2; t++) {
-			if (!thresholds[t].has)
-				continue;
-			if (thresholds[t].value == SIZE_MAX)
-				append(text, sizeof text, &len, "%s.%s max\n",
-				       op_key[op], thresholds[t].key);
-			else
-				append(text, sizeof text, &len, "%s.%s %zu\n",
-				       op_key[op], thresholds[t].key,
-				       thresholds[t].value);
-		}
+	for (int cls = 0; cls < 3; cls++) {
+		const struct profile_ladder *l = &p->ladder[cls];
+		if (l->rungs[0])
+			append(text, sizeof text, &len, "ladder.%s %s\n",
+			       ntm_class_key[cls], l->rungs);
+		if (l->streaming[0])
+			append(text, sizeof text, &len, "streaming.%s %s\n",
+			       ntm_class_key[cls], l->streaming);
 	}
 	if (len >= sizeof text - 16) {  /* no room for the end line */
 		errno = EOVERFLOW;

@@ -4,7 +4,10 @@
  * The file is text, one "key value" per line, starting with
  * "ntmem-profile FORMAT" and ending with "end CHECKSUM" (FNV-1a of every
  * byte before that line), so truncation and corruption are detected.
- * Lines starting with '#' are comments.
+ * Lines starting with '#' are comments.  Format 2 holds a ladder per call
+ * class ("ladder.set vec_avx512:8388608,stosb:67108864,nt_avx512", with
+ * "streaming.set nt_avx512"); format 1 held one threshold per operation
+ * and is ignored.
  */
 #ifndef NTM_PROFILE_H
 #define NTM_PROFILE_H
@@ -13,16 +16,14 @@
 
 #include "cpu.h"
 
-#define NTM_PROFILE_FORMAT 1
+#define NTM_PROFILE_FORMAT 2
 #define NTM_NAME_MAX 32
 
-struct profile_op {
-	char cached[NTM_NAME_MAX];     /* "" when absent */
-	char streaming[NTM_NAME_MAX];  /* "" when absent */
-	int has_threshold;
-	size_t threshold;              /* SIZE_MAX: never stream */
-	int has_nonzero_threshold;     /* set only: values other than 0 */
-	size_t nonzero_threshold;
+/* One class's ladder as text, in ntm_ladder_parse()'s syntax; "" when
+ * absent.  streaming: its variant for NTMEM_F_NONTEMPORAL, or "". */
+struct profile_ladder {
+	char rungs[512];
+	char streaming[NTM_NAME_MAX];
 };
 
 struct profile {
@@ -31,7 +32,7 @@ struct profile {
 	unsigned family, model, stepping;
 	unsigned features;             /* struct cpu's usable bits */
 	size_t l1d, l2, l3;            /* as CPUID reports them */
-	struct profile_op op[2];       /* indexed by enum ntmem_op */
+	struct profile_ladder ladder[3]; /* indexed by enum ntmem_class */
 };
 
 /* A profile for cpu with no measured values yet. */

@@ -11,13 +11,16 @@
 
 extern const struct variant_family ntm_family_rep, ntm_family_sse2,
 	ntm_family_avx, ntm_family_avx512, ntm_family_portable,
-	ntm_family_movnti, ntm_family_movdir64b, ntm_family_clzero;
+	ntm_family_movnti, ntm_family_movdir64b, ntm_family_clzero,
+	ntm_family_libc;
 
 static const struct variant_family *const families[] = {
 	&ntm_family_rep,    &ntm_family_sse2,      &ntm_family_avx,
 	&ntm_family_avx512, &ntm_family_portable,  &ntm_family_movnti,
-	&ntm_family_movdir64b, &ntm_family_clzero,
+	&ntm_family_movdir64b, &ntm_family_clzero, &ntm_family_libc,
 };
+
+#define NFAMILIES (sizeof families / sizeof families[0])
 
 #define MAX_VARIANTS 64
 
@@ -30,10 +33,10 @@ static void build_table(void)
 {
 	for (int op = NTMEM_OP_SET; op <= NTMEM_OP_COPY; op++)
 		for (int streaming = 0; streaming <= 1; streaming++)
-			for (size_t f = 0; f < sizeof families / sizeof families[0]; f++)
+			for (size_t f = 0; f < NFAMILIES; f++)
 				for (size_t i = 0; i < families[f]->count; i++) {
 					const struct variant *v = &families[f]->variants[i];
-					if ((int)v->op == op && v->streaming == streaming &&
+					if ((int)v->op == op && ntm_streams(v) == streaming &&
 					    table_len < MAX_VARIANTS) {
 						why_not[table_len] = ntm_variant_unsupported(v);
 						table[table_len++] = v;
@@ -82,6 +85,37 @@ const char *ntm_variant_unsupported(const struct variant *v)
 	return ntm_cpu_missing(ntm_cpu(), v->requires);
 }
 
+/* Scans the family tables directly: it must work before anything is
+ * detected or built, in signal handlers too.  The answer is the same
+ * every time, so racing first calls only store the same pointer. */
+const struct variant *ntm_baseline(enum ntmem_op op, int streaming)
+{
+	static const struct variant *memo[2][2];
+	const struct variant *best =
+		__atomic_load_n(&memo[op][streaming], __ATOMIC_RELAXED);
+	if (best)
+		return best;
+	for (size_t f = 0; f < NFAMILIES; f++)
+		for (size_t i = 0; i < families[f]->count; i++) {
+			const struct variant *v = &families[f]->variants[i];
+			int role_ok = streaming ? ntm_streams(v) && !v->zero_only
+						: v->role == NTMEM_ROLE_VECTOR ||
+							  v->role == NTMEM_ROLE_PLAIN;
+			if (v->op != op || !role_ok ||
+			    (v->requires & ~NTM_ARCH_BASELINE))
+				continue;
+			/* A vector loop beats a plain one; rank decides within. */
+			if (!best || (v->role == NTMEM_ROLE_VECTOR &&
+				      best->role == NTMEM_ROLE_PLAIN) ||
+			    (v->role == best->role && v->rank > best->rank))
+				best = v;
+		}
+	if (!best)  /* no streaming variant on this architecture */
+		best = ntm_baseline(op, 0);
+	__atomic_store_n(&memo[op][streaming], best, __ATOMIC_RELAXED);
+	return best;
+}
+
 /* The public view. */
 
 int ntmem_variant_count(void)
@@ -99,13 +133,27 @@ int ntmem_variant_info(int id, struct ntmem_variant_info *info)
 	info->name = v->name;
 	info->description = v->description;
 	info->op = v->op;
-	info->streaming = v->streaming;
+	info->streaming = ntm_streams(v);
+	info->role = v->role;
+	info->rank = v->rank;
 	info->zero_only = v->zero_only;
 	/* Each variant needs at most one feature. */
 	info->requires = v->requires ? ntm_cpu_feature_name(v->requires) : "";
 	ntm_variant_checked(id, &info->why_unsupported);
 	info->supported = info->why_unsupported == NULL;
 	return 0;
+}
+
+const char *ntmem_role_name(enum ntmem_role role)
+{
+	static const char *const names[] = {
+		[NTMEM_ROLE_LIBC] = "libc",
+		[NTMEM_ROLE_PLAIN] = "plain",
+		[NTMEM_ROLE_VECTOR] = "vector",
+		[NTMEM_ROLE_STRING] = "string",
+		[NTMEM_ROLE_STREAMING] = "streaming",
+	};
+	return (unsigned)role < sizeof names / sizeof names[0] ? names[role] : "?";
 }
 
 int ntmem_variant_find(enum ntmem_op op, const char *name)

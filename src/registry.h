@@ -22,4 +22,10 @@ const struct variant *ntm_variant_named(enum ntmem_op op, const char *name);
 /* NULL when this CPU and OS can run v, else why not. */
 const char *ntm_variant_unsupported(const struct variant *v);
 
+/* The variant every CPU of this architecture runs (see
+ * NTM_ARCH_BASELINE): the best cached vector loop, or with streaming the
+ * best streaming one that writes any value.  Used before the policy is
+ * built.  Lock-free and async-signal-safe. */
+const struct variant *ntm_baseline(enum ntmem_op op, int streaming);
+
 #endif

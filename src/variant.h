@@ -15,19 +15,27 @@
 
 #include "ntmem.h"
 
-typedef void set_fn(void *dst, int c, size_t n);
-typedef void copy_fn(void *dst, const void *src, size_t n);
+/* Each returns dst, so that a caller can hand on a call as a tail call. */
+typedef void *set_fn(void *dst, int c, size_t n);
+typedef void *copy_fn(void *dst, const void *src, size_t n);
 
 struct variant {
 	const char *name;
 	const char *description;
 	enum ntmem_op op;
-	bool streaming;
-	bool zero_only;
+	enum ntmem_role role;   /* what kind of method; see ntmem.h */
+	unsigned char rank;     /* preference within the role where nothing
+				   was measured: the highest supported wins */
+	bool zero_only;         /* writes zeros only (CLZERO, DC ZVA) */
 	unsigned requires;      /* enum cpu_feature bits */
 	set_fn *set;            /* op == NTMEM_OP_SET */
 	copy_fn *copy;          /* op == NTMEM_OP_COPY */
 };
+
+static inline bool ntm_streams(const struct variant *v)
+{
+	return v->role == NTMEM_ROLE_STREAMING;
+}
 
 #define LINE 64  /* the unit streaming stores write */
 

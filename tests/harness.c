@@ -2,6 +2,7 @@
 #include "harness.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -400,4 +401,25 @@ const char *t_ntmem(void)
 {
 	const char *b = getenv("NTMEM_BIN");
 	return b && *b ? b : "build/ntmem";
+}
+
+void t_reexec_with(char **argv, const char *const *pairs)
+{
+	int differ = 0;
+	for (const char *const *p = pairs; *p; p++) {
+		const char *eq = strchr(*p, '=');
+		char name[128];
+		snprintf(name, sizeof name, "%.*s", (int)(eq - *p), *p);
+		const char *now = getenv(name);
+		if (!now || strcmp(now, eq + 1)) {
+			setenv(name, eq + 1, 1);
+			differ = 1;
+		}
+	}
+	if (!differ)
+		return;
+	execv("/proc/self/exe", argv);
+	fprintf(stderr, "FAIL re-exec with the test's environment: %s\n",
+		strerror(errno));
+	exit(1);
 }

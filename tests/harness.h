@@ -62,5 +62,14 @@ void t_json_free(struct t_json *j);
  * status (or -1).  stderr goes to *err when err is not NULL. */
 int t_run(const char *cmd, char **out, char **err);
 
+/*
+ * The library reads NTMEM_TUNABLES and NTMEM_PROFILE as it is loaded, so a
+ * test that needs them set runs itself again with them: call first thing
+ * in main.  pairs: "NAME=VALUE" strings, NULL-terminated; a VALUE of
+ * NULL-after-'=' ("NAME=") sets it empty.  Returns only once they are in
+ * effect (or exits 1 if exec fails).
+ */
+void t_reexec_with(char **argv, const char *const *pairs);
+
 /* The ntmem binary under test: $NTMEM_BIN, else build/ntmem. */
 const char *t_ntmem(void);

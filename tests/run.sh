@@ -16,7 +16,9 @@ status=0
 for t in "$@"; do
 	log=$logdir/$t.log
 	# shellcheck disable=SC2086  # the wrapper is a command with arguments
-	NTMEM_BIN=$dir/ntmem ${TEST_WRAPPER:-} "$dir/tests/$t" >"$log" 2>&1
+	# The built-in policy only: neither the user's profile nor tunables.
+	env -u NTMEM_TUNABLES NTMEM_PROFILE=none NTMEM_BIN=$dir/ntmem \
+		${TEST_WRAPPER:-} "$dir/tests/$t" >"$log" 2>&1
 	rc=$?
 	# qemu warns about features TCG lacks; that is not our output.
 	grep -E '^(FAIL|skip) ' "$log" | sed "s|^|  $t: |"

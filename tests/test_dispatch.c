@@ -16,19 +16,20 @@
 struct expectation {
 	const char *cpu;
 	const char *supported[2];     /* space-separated names, per op */
-	const char *cached[2], *streaming[2];
+	const char *small_path;       /* the entry points' width */
+	const char *streaming;        /* the built-in ladders' top rung */
 };
 
+/* The built-in ladder is libc, then the best streaming variant by rank. */
 static const struct expectation expected[] = {
 	{"nehalem",
-	 {"stosq vec_sse2 portable nt_sse2 movnti", "vec_sse2 portable nt_sse2 movnti"},
-	 {"vec_sse2", "vec_sse2"},
-	 {"nt_sse2", "nt_sse2"}},
+	 {"stosq vec_sse2 portable libc nt_sse2 movnti",
+	  "vec_sse2 portable libc nt_sse2 movnti"},
+	 "SSE2 stores", "nt_sse2"},
 	{"haswell",
-	 {"stosb stosq vec_sse2 vec_avx portable nt_sse2 nt_avx movnti",
-	  "movsb vec_sse2 vec_avx portable nt_sse2 nt_avx movnti"},
-	 {"stosb", "movsb"},
-	 {"nt_avx", "nt_avx"}},
+	 {"stosb stosq vec_sse2 vec_avx portable libc nt_sse2 nt_avx movnti",
+	  "movsb vec_sse2 vec_avx portable libc nt_sse2 nt_avx movnti"},
+	 "AVX stores", "nt_avx"},
 };
 
 static const char *const op_names[2] = {"set", "copy"};
@@ -68,15 +69,19 @@ static void check_emulated(const struct expectation *e)
 			 op_names[op], e->supported[op]);
 		t_check(ok, name, "%s", why);
 
-		struct ntmem_policy_info p;
-		ntmem_policy_info(op, &p);
-		snprintf(name, sizeof name, "%s: auto %s picks %s and %s", e->cpu,
-			 op_names[op], e->cached[op], e->streaming[op]);
-		t_check(!strcmp(variant_name(p.cached), e->cached[op]) &&
-			!strcmp(variant_name(p.streaming), e->streaming[op]) &&
-			p.cached_origin == NTMEM_ORIGIN_DEFAULT,
-			name, "picked %s and %s", variant_name(p.cached),
-			variant_name(p.streaming));
+		struct ntmem_ladder_info l;
+		ntmem_ladder_info(op == 0 ? NTMEM_CLASS_SET_ZERO : NTMEM_CLASS_COPY, &l);
+		snprintf(name, sizeof name, "%s: %s takes the %s small path, then "
+			 "libc, then %s", e->cpu, op_names[op], e->small_path,
+			 e->streaming);
+		t_check(!strcmp(l.small_path, e->small_path) && l.nrungs == 2 &&
+			!strcmp(variant_name(l.rung[0].variant), "libc") &&
+			!strcmp(variant_name(l.rung[1].variant), e->streaming) &&
+			!strcmp(variant_name(l.streaming), e->streaming) &&
+			l.rung[1].origin == NTMEM_ORIGIN_DEFAULT,
+			name, "small path %s, %d rungs: %s, %s", l.small_path,
+			l.nrungs, variant_name(l.rung[0].variant),
+			variant_name(l.rung[l.nrungs - 1].variant));
 	}
 }
 
@@ -127,27 +132,28 @@ static void check_native(void)
 	}
 	t_check(ok, "native: every variant's support agrees with /proc/cpuinfo", "%s", why);
 
-	for (int op = 0; op < 2; op++) {
-		struct ntmem_policy_info p;
-		struct ntmem_variant_info c, s;
-		ntmem_policy_info(op, &p);
-		ntmem_variant_info(p.cached, &c);
-		ntmem_variant_info(p.streaming, &s);
+	for (int cls = 0; cls < 3; cls++) {
+		struct ntmem_ladder_info l;
+		ntmem_ladder_info(cls, &l);
+		int good = l.nrungs >= 1;
+		for (int i = 0; i < l.nrungs; i++) {
+			struct ntmem_variant_info v;
+			good &= !ntmem_variant_info(l.rung[i].variant, &v) &&
+				v.supported && (int)v.op == (cls == 2);
+		}
+		struct ntmem_variant_info s;
+		ntmem_variant_info(l.streaming, &s);
 		char name[96];
-		snprintf(name, sizeof name, "native: auto %s picks a supported cached "
-			 "and streaming variant (%s, %s)", op_names[op], c.name, s.name);
-		t_check(c.supported && !c.streaming && s.supported && s.streaming,
-			name, "cached %s streaming %s", c.name, s.name);
+		snprintf(name, sizeof name, "native: ladder %d has only supported "
+			 "rungs, and streams with %s", cls, s.name);
+		t_check(good && s.supported && s.streaming, name, "%d rungs", l.nrungs);
 	}
 }
 
 int main(void)
 {
-	/* The built-in default only: no profile, no tunables.  Before the
-	 * first call, when the library reads them. */
-	setenv("NTMEM_PROFILE", "none", 1);
-	unsetenv("NTMEM_TUNABLES");
-
+	/* tests/run.sh runs every test with NTMEM_PROFILE=none and no
+	 * NTMEM_TUNABLES: the library reads them as it is loaded. */
 	const char *cpu = getenv("NTMEM_EXPECT_CPU");
 	if (!cpu || !*cpu) {
 		check_native();

@@ -39,16 +39,19 @@ static int copy_fences(unsigned flags)
 	return fences;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-	/* Before the first call: the policy streams from 32 KiB. */
-	setenv("NTMEM_PROFILE", "none", 1);
-	setenv("NTMEM_TUNABLES", "set_threshold=32KiB,copy_threshold=32KiB", 1);
+	(void)argc;
+	/* The policy streams from 32 KiB. */
+	static const char *const env[] = {
+		"NTMEM_PROFILE=none",
+		"NTMEM_TUNABLES=set_threshold=32KiB,copy_threshold=32KiB", NULL};
+	t_reexec_with(argv, env);
 
-	struct ntmem_policy_info p;
-	ntmem_policy_info(NTMEM_OP_SET, &p);
+	struct ntmem_ladder_info l;
+	ntmem_ladder_info(NTMEM_CLASS_SET_NONZERO, &l);
 	struct ntmem_variant_info v;
-	ntmem_variant_info(p.streaming, &v);
+	ntmem_variant_info(l.streaming, &v);
 	if (!v.streaming) {
 		t_skip("fence counts", "no streaming variant runs on this CPU");
 		return t_finish();

@@ -197,9 +197,9 @@ static void test_parsing(void)
 	expect_ok("--lookups 1000 --rounds 3 --pages 4KB --json --plot x.svg",
 		  W("lookups=1000", "rounds=3", "pages=4KB", "json=1", "plot=x.svg"));
 
-	struct ntmem_policy_info p;
+	struct ntmem_ladder_info p;
 	struct ntmem_variant_info v;
-	if (!ntmem_policy_info(NTMEM_OP_SET, &p) &&
+	if (!ntmem_ladder_info(NTMEM_CLASS_SET_ZERO, &p) &&
 	    !ntmem_variant_info(p.streaming, &v)) {
 		char want[64];
 		snprintf(want, sizeof want, "fn.memset=%s ", v.name);

@@ -611,7 +611,9 @@ static void calibrate_op(const struct options *o, struct op_result *r,
 	r->best_cached = r->cached_fns[0];
 	r->best_streaming = NULL;
 	if (r->nstreaming) {
-		size_t cache = ntm_cpu_caches(ntm_cpu()).l3;
+		struct cache_plan plan;
+		ntm_cpu_plan(ntm_cpu(), &plan);
+		size_t cache = plan.caches.l3;
 		size_t big = cache * 4 > 256 * MiB ? cache * 4 : 256 * MiB;
 		r->stream_pick_sizes[0] = big < hi ? big : hi;
 		r->nstream_pick_sizes = 1;
@@ -620,7 +622,8 @@ static void calibrate_op(const struct options *o, struct op_result *r,
 					 r->nstream_pick_sizes, r->streaming);
 		r->streaming_any_value = r->best_streaming;
 		if (r->best_streaming->zero_only) {
-			const struct variant *v = ntm_ranked_variant(r->op, 1);
+			const struct variant *v =
+				ntm_ranked(r->op, NTMEM_ROLE_STREAMING, 0);
 			r->streaming_any_value =
 				fn_find(r->fns, r->nfns, v ? v->name : "");
 		}
@@ -799,19 +802,26 @@ int cmd_calibrate(int argc, char **argv)
 
 	struct profile p;
 	ntm_profile_init(&p, ntm_cpu());
-	for (int op = 0; op < 2; op++) {
-		struct profile_op *po = &p.op[op];
-		snprintf(po->cached, sizeof po->cached, "%s", res[op].best_cached->name);
-		if (res[op].best_streaming)
-			snprintf(po->streaming, sizeof po->streaming, "%s",
-				 res[op].best_streaming->name);
-		po->has_threshold = 1;
-		po->threshold = res[op].x[0].threshold;
-		if (res[op].nx > 1) {
-			po->has_nonzero_threshold = 1;
-			po->nonzero_threshold = res[op].x[1].threshold;
+	for (int op = 0; op < 2; op++)
+		for (size_t k = 0; k < res[op].nx; k++) {
+			int cls = op == NTMEM_OP_COPY ? NTMEM_CLASS_COPY
+				  : k ? NTMEM_CLASS_SET_NONZERO : NTMEM_CLASS_SET_ZERO;
+			struct profile_ladder *pl = &p.ladder[cls];
+			const struct fn *s = k ? res[op].streaming_any_value
+					       : res[op].best_streaming;
+			size_t t = res[op].x[k].threshold;
+			if (!s || t == SIZE_MAX)
+				snprintf(pl->rungs, sizeof pl->rungs, "%s",
+					 res[op].best_cached->name);
+			else if (t == 0)
+				snprintf(pl->rungs, sizeof pl->rungs, "%s", s->name);
+			else
+				snprintf(pl->rungs, sizeof pl->rungs, "%s:%zu,%s",
+					 res[op].best_cached->name, t, s->name);
+			if (s)
+				snprintf(pl->streaming, sizeof pl->streaming, "%s",
+					 s->name);
 		}
-	}
 	char comment[1024], when[64];
 	time_t now = time(NULL);
 	strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S UTC", gmtime(&now));

@@ -17,7 +17,8 @@ size_t fn_list(enum ntmem_op op, struct fn *out, size_t max)
 	for (int id = 0; id < ntmem_variant_count() && n < max; id++) {
 		struct ntmem_variant_info v;
 		ntmem_variant_info(id, &v);
-		if (v.op != op)
+		/* The C library's own function is listed once, as "glibc". */
+		if (v.op != op || v.role == NTMEM_ROLE_LIBC)
 			continue;
 		out[n++] = (struct fn){
 			.name = v.name, .description = v.description, .op = op,
@@ -29,11 +30,18 @@ size_t fn_list(enum ntmem_op op, struct fn *out, size_t max)
 	}
 	if (n + 2 > max)
 		return n;
+	int libc_id = -1;
+	for (int id = 0; id < ntmem_variant_count(); id++) {
+		struct ntmem_variant_info v;
+		ntmem_variant_info(id, &v);
+		if (v.op == op && v.role == NTMEM_ROLE_LIBC)
+			libc_id = id;
+	}
 	out[n++] = (struct fn){
 		.name = "glibc",
 		.description = op == NTMEM_OP_SET ? "the C library's memset"
 						  : "the C library's memcpy",
-		.op = op, .kind = FN_LIBC, .variant_id = -1, .supported = 1,
+		.op = op, .kind = FN_LIBC, .variant_id = libc_id, .supported = 1,
 	};
 	out[n++] = (struct fn){
 		.name = "auto",
@@ -136,13 +144,14 @@ size_t libc_stream_threshold(enum ntmem_op op)
 
 int fn_streams(const struct fn *f, size_t n, int value)
 {
-	struct ntmem_policy_info p;
+	struct ntmem_variant_info v;
+	int id;
 	switch (f->kind) {
 	case FN_VARIANT:
 		return f->streaming;
 	case FN_AUTO:
-		ntmem_policy_info(f->op, &p);
-		return n >= ((unsigned char)value ? p.threshold_nonzero : p.threshold);
+		id = ntmem_policy_choice(f->op, value, n, 0);
+		return id >= 0 && !ntmem_variant_info(id, &v) && v.streaming;
 	case FN_LIBC: {
 		size_t t = libc_stream_threshold(f->op);
 		return t ? n >= t : -1;

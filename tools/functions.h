@@ -15,7 +15,7 @@ struct fn {
 	const char *description;
 	enum ntmem_op op;
 	enum fn_kind kind;
-	int variant_id;           /* FN_VARIANT */
+	int variant_id;           /* FN_VARIANT; FN_LIBC: the libc variant */
 	int streaming;            /* FN_VARIANT: always streams */
 	int zero_only;
 	int supported;

@@ -1,4 +1,5 @@
-/* info.c - "ntmem info": every setting in effect and where it came from. */
+/* info.c - "ntmem info": every setting in effect and where it came from,
+ * from the library's public view of itself. */
 #define _GNU_SOURCE
 #include <getopt.h>
 #include <stdint.h>
@@ -8,21 +9,23 @@
 
 #include "cli.h"
 #include "commands.h"
-#include "cpu.h"
 #include "json.h"
 #include "ntmem.h"
-#include "policy.h"
 #include "size.h"
 
 static const char *const op_names[2] = {"memset", "memcpy"};
+static const char *const class_names[3] = {"memset of zeros",
+					   "memset of other values", "memcpy"};
+static const char *const class_keys[3] = {"set_zero", "set_nonzero", "copy"};
 
 static void usage(FILE *f)
 {
 	fprintf(f,
 		"Usage: ntmem info [--json]\n"
 		"Show the CPU and its caches, every variant and whether this CPU\n"
-		"can run it, and the policy in effect: per operation the cached\n"
-		"and streaming variant and the threshold, each with its source.\n"
+		"can run it, and the policy in effect: for memset of zeros, memset\n"
+		"of other values and memcpy, the ladder of methods by size, each\n"
+		"rung with where it came from.\n"
 		"\n"
 		"Options:\n"
 		"  -j, --json   one JSON object on stdout\n"
@@ -31,75 +34,103 @@ static void usage(FILE *f)
 		"Environment: NTMEM_TUNABLES, NTMEM_PROFILE (see ntmem(3)).\n");
 }
 
-/* Where a policy value came from, in words.  threshold: the value, for a
- * threshold; NULL for a variant. */
-static const char *origin_text(enum ntmem_origin o, const struct policy *p,
-			       const size_t *threshold, char *buf, size_t len)
+static const char *variant_name(int id)
+{
+	struct ntmem_variant_info v;
+	return ntmem_variant_info(id, &v) ? "?" : v.name;
+}
+
+/* Where a rung came from, in words. */
+static const char *origin_text(enum ntmem_origin o,
+			       const struct ntmem_ladder_info *l,
+			       const struct ntmem_policy_status *st,
+			       char *buf, size_t len)
 {
 	switch (o) {
 	case NTMEM_ORIGIN_ENVIRONMENT:
 		return "NTMEM_TUNABLES";
 	case NTMEM_ORIGIN_PROFILE:
-		snprintf(buf, len, "profile %s", p->profile_path);
+		snprintf(buf, len, "profile %s", st->profile_path);
 		return buf;
 	case NTMEM_ORIGIN_DEFAULT:
 		break;
 	}
-	if (!threshold)
-		return "built-in ranking";
-	if (*threshold == SIZE_MAX)
-		return "no streaming variant runs on this CPU";
-	char how[160];
-	ntm_topology_threshold(ntm_cpu(), how, sizeof how);
-	snprintf(buf, len, "topology: %s", how);
+	snprintf(buf, len, "built-in: %s", l->default_how);
 	return buf;
 }
 
-static char *threshold_text(size_t t, char *buf, size_t len)
+static void print_caches(const struct ntmem_cpu_info *cpu)
 {
-	if (t == SIZE_MAX)
-		snprintf(buf, len, "never");
-	else
-		ntm_format_size(t, buf, len);
-	return buf;
+	const struct ntmem_cache_sizes *c[3] = {&cpu->cpuid, &cpu->sysfs,
+						&cpu->planned};
+	char s[3][32];
+	printf("\nCaches         %-12s %-12s %s\n", "CPUID", "sysfs", "planned");
+	const char *level[3] = {"L1d", "L2", "L3"};
+	for (int l = 0; l < 3; l++) {
+		for (int k = 0; k < 3; k++) {
+			size_t x = l == 0 ? c[k]->l1d : l == 1 ? c[k]->l2 : c[k]->l3;
+			if (x)
+				ntm_format_size(x, s[k], sizeof s[k]);
+			else
+				snprintf(s[k], sizeof s[k], "unknown");
+		}
+		printf("  %-12s %-12s %-12s %s\n", level[l], s[0], s[1], s[2]);
+	}
+	printf("  %-12s %-12u %-12u %u\n", "L3 shared by", c[0]->l3_shared_by,
+	       c[1]->l3_shared_by, c[2]->l3_shared_by);
+	printf("  planned      %s\n", cpu->planned_how);
+}
+
+static void print_ladder(enum ntmem_class cls,
+			 const struct ntmem_policy_status *st)
+{
+	struct ntmem_ladder_info l;
+	char a[32], b[32], buf[1400];
+	ntmem_ladder_info(cls, &l);
+	printf("  %s:\n", class_names[cls]);
+	printf("    %-11s %-22s %s\n", "small path",
+	       (snprintf(buf, sizeof buf, "up to %s",
+			 ntm_format_size(l.small_max, a, sizeof a)), buf),
+	       l.small_path);
+	for (int i = 0; i < l.nrungs; i++) {
+		const struct ntmem_rung *r = &l.rung[i];
+		char range[64];
+		if (r->to == SIZE_MAX)
+			snprintf(range, sizeof range, "from %s",
+				 ntm_format_size(r->from, a, sizeof a));
+		else
+			snprintf(range, sizeof range, "%s to %s",
+				 ntm_format_size(r->from, a, sizeof a),
+				 ntm_format_size(r->to - 1, b, sizeof b));
+		printf("    %-11s %-22s %s\n", variant_name(r->variant), range,
+		       origin_text(r->origin, &l, st, buf, sizeof buf));
+	}
+	printf("    %-11s %-22s %s\n", variant_name(l.streaming),
+	       "NTMEM_F_NONTEMPORAL",
+	       origin_text(l.streaming_origin, &l, st, buf, sizeof buf));
 }
 
 static void print_text(void)
 {
-	const struct cpu *cpu = ntm_cpu();
-	const struct policy *pol = ntm_policy();
-	char a[64], b[64], buf[1100];
+	struct ntmem_cpu_info cpu;
+	struct ntmem_policy_status st;
+	ntmem_cpu_info(&cpu);
+	ntmem_policy_status(&st);
 
 	printf("ntmem %s\n\nCPU\n", ntmem_version());
-	printf("  vendor       %s\n", cpu->vendor[0] ? cpu->vendor : "(not x86)");
+	printf("  arch         %s\n", cpu.arch);
+	printf("  vendor       %s\n", cpu.vendor[0] ? cpu.vendor : "unknown");
 	printf("  model        %s (family %u, model %u, stepping %u)\n",
-	       cpu->brand[0] ? cpu->brand : "unknown", cpu->family, cpu->model,
-	       cpu->stepping);
-	printf("  features    ");
-	for (unsigned bit = 1; bit < CPU_FEATURE_END; bit <<= 1)
-		if (cpu->usable & bit)
-			printf(" %s", ntm_cpu_feature_name(bit));
-	printf("\n");
-	for (unsigned bit = 1; bit < CPU_FEATURE_END; bit <<= 1)
-		if (!(cpu->usable & bit))
-			printf("  missing      %s: %s\n", ntm_cpu_feature_name(bit),
-			       ntm_cpu_missing(cpu, bit));
-	if (cpu->has_xcr0)
-		printf("  XCR0         %#llx\n", (unsigned long long)cpu->xcr0);
-	printf("  online CPUs  %u\n", cpu->online_cpus);
-
-	const struct cache_info *c[2] = {&cpu->cpuid_caches, &cpu->sysfs_caches};
-	printf("\nCaches         %-12s %s\n", "CPUID", "sysfs");
-	const char *level[3] = {"L1d", "L2", "L3"};
-	for (int l = 0; l < 3; l++) {
-		size_t x = l == 0 ? c[0]->l1d : l == 1 ? c[0]->l2 : c[0]->l3;
-		size_t y = l == 0 ? c[1]->l1d : l == 1 ? c[1]->l2 : c[1]->l3;
-		printf("  %-12s %-12s %s\n", level[l],
-		       x ? ntm_format_size(x, a, sizeof a) : "unknown",
-		       y ? ntm_format_size(y, b, sizeof b) : "unknown");
+	       cpu.brand[0] ? cpu.brand : "unknown", cpu.family, cpu.model,
+	       cpu.stepping);
+	printf("  features     %s\n", cpu.features[0] ? cpu.features : "none");
+	for (const char *m = cpu.missing; *m;) {
+		size_t n = strcspn(m, "\n");
+		printf("  missing      %.*s\n", (int)n, m);
+		m += n + (m[n] == '\n');
 	}
-	printf("  %-12s %-12u %u\n", "L3 shared by", c[0]->l3_shared_by,
-	       c[1]->l3_shared_by);
+	printf("  online CPUs  %u\n", cpu.online_cpus);
+	print_caches(&cpu);
 
 	for (int op = 0; op < 2; op++) {
 		printf("\nVariants: %s\n", op_names[op]);
@@ -108,8 +139,7 @@ static void print_text(void)
 			ntmem_variant_info(id, &v);
 			if ((int)v.op != op)
 				continue;
-			printf("  %-11s %-9s %-4s %s", v.name,
-			       v.streaming ? "streaming" : "cached",
+			printf("  %-11s %-9s %-4s %s", v.name, ntmem_role_name(v.role),
 			       v.supported ? "yes" : "no", v.description);
 			if (!v.supported)
 				printf(" [%s]", v.why_unsupported);
@@ -117,37 +147,13 @@ static void print_text(void)
 		}
 	}
 
-	printf("\nPolicy\n");
-	for (int op = 0; op < 2; op++) {
-		const struct op_policy *o = &pol->op[op];
-		if (op == NTMEM_OP_SET)
-			printf("  %s: streams from %s up writing zeros, from %s up "
-			       "writing other values\n", op_names[op],
-			       threshold_text(o->threshold, a, sizeof a),
-			       threshold_text(o->threshold_nonzero, b, sizeof b));
-		else
-			printf("  %s: streams from %s up\n", op_names[op],
-			       threshold_text(o->threshold, a, sizeof a));
-		printf("    cached     %-11s %s\n", o->cached->name,
-		       origin_text(o->cached_origin, pol, NULL, buf, sizeof buf));
-		printf("    streaming  %-11s %s\n", o->streaming->name,
-		       origin_text(o->streaming_origin, pol, NULL, buf, sizeof buf));
-		if (o->streaming_any_value != o->streaming)
-			printf("    other values %-9s built-in ranking (%s writes "
-			       "zeros only)\n", o->streaming_any_value->name,
-			       o->streaming->name);
-		printf("    threshold  %-11s %s\n", a,
-		       origin_text(o->threshold_origin, pol, &o->threshold, buf,
-				   sizeof buf));
-		if (op == NTMEM_OP_SET)
-			printf("    non-zero   %-11s %s\n", b,
-			       origin_text(o->threshold_nonzero_origin, pol,
-					   &o->threshold_nonzero, buf, sizeof buf));
-	}
-	const char *tun = getenv("NTMEM_TUNABLES");
-	printf("  profile      %s%s%s\n", pol->profile_path,
-	       pol->profile_path[0] ? ": " : "", pol->profile_status);
-	printf("  tunables     %s\n", tun ? tun : "(NTMEM_TUNABLES not set)");
+	printf("\nPolicy%s\n", st.ready ? "" : " (not built yet: baseline only)");
+	for (int cls = 0; cls < 3; cls++)
+		print_ladder(cls, &st);
+	printf("  profile      %s%s%s\n", st.profile_path ? st.profile_path : "",
+	       st.profile_path ? ": " : "", st.profile_status);
+	printf("  tunables     %s\n",
+	       st.tunables ? st.tunables : "(NTMEM_TUNABLES not set)");
 
 	printf("\nIgnored settings\n");
 	if (!ntmem_policy_ignored(0))
@@ -157,7 +163,7 @@ static void print_text(void)
 }
 
 static void json_caches(struct json *j, const char *key,
-			const struct cache_info *c)
+			const struct ntmem_cache_sizes *c)
 {
 	json_object(j, key);
 	json_uint(j, "l1d", c->l1d);
@@ -167,67 +173,89 @@ static void json_caches(struct json *j, const char *key,
 	json_end(j);
 }
 
-static void json_choice(struct json *j, const char *key,
-			const struct variant *v, enum ntmem_origin o,
-			const struct policy *pol)
+static void json_size_or_null(struct json *j, const char *key, size_t n)
 {
-	char buf[1100];
-	json_object(j, key);
-	json_string(j, "name", v->name);
-	json_string(j, "origin", ntmem_origin_name(o));
-	json_string(j, "detail", origin_text(o, pol, NULL, buf, sizeof buf));
+	if (n == SIZE_MAX)
+		json_null(j, key);
+	else
+		json_uint(j, key, n);
+}
+
+static void json_ladder(struct json *j, enum ntmem_class cls,
+			const struct ntmem_policy_status *st)
+{
+	struct ntmem_ladder_info l;
+	char buf[1400];
+	ntmem_ladder_info(cls, &l);
+	json_object(j, class_keys[cls]);
+	json_uint(j, "small_max", l.small_max);
+	json_string(j, "small_path", l.small_path);
+	json_array(j, "rungs");
+	for (int i = 0; i < l.nrungs; i++) {
+		const struct ntmem_rung *r = &l.rung[i];
+		json_object(j, NULL);
+		json_string(j, "variant", variant_name(r->variant));
+		json_uint(j, "from", r->from);
+		json_size_or_null(j, "to", r->to);
+		json_string(j, "origin", ntmem_origin_name(r->origin));
+		json_string(j, "detail", origin_text(r->origin, &l, st, buf,
+						     sizeof buf));
+		json_end(j);
+	}
+	json_end(j);
+	json_object(j, "nontemporal");
+	json_string(j, "variant", variant_name(l.streaming));
+	json_string(j, "origin", ntmem_origin_name(l.streaming_origin));
+	json_end(j);
 	json_end(j);
 }
 
-static void json_threshold(struct json *j, const char *key, size_t t,
-			   enum ntmem_origin o, const struct policy *pol)
+static void json_lines(struct json *j, const char *key, const char *text)
 {
-	char buf[1100];
-	json_object(j, key);
-	if (t == SIZE_MAX)
-		json_null(j, "bytes");
-	else
-		json_uint(j, "bytes", t);
-	json_string(j, "origin", ntmem_origin_name(o));
-	json_string(j, "detail", origin_text(o, pol, &t, buf, sizeof buf));
+	json_array(j, key);
+	for (const char *m = text; *m;) {
+		char line[256];
+		size_t n = strcspn(m, "\n");
+		snprintf(line, sizeof line, "%.*s", (int)n, m);
+		json_string(j, NULL, line);
+		m += n + (m[n] == '\n');
+	}
 	json_end(j);
 }
 
 static void print_json(void)
 {
-	const struct cpu *cpu = ntm_cpu();
-	const struct policy *pol = ntm_policy();
+	struct ntmem_cpu_info cpu;
+	struct ntmem_policy_status st;
+	ntmem_cpu_info(&cpu);
+	ntmem_policy_status(&st);
 	struct json j;
 	json_start(&j, stdout);
 	json_string(&j, "version", ntmem_version());
 
 	json_object(&j, "cpu");
-	json_string(&j, "vendor", cpu->vendor);
-	json_string(&j, "brand", cpu->brand);
-	json_uint(&j, "family", cpu->family);
-	json_uint(&j, "model", cpu->model);
-	json_uint(&j, "stepping", cpu->stepping);
+	json_string(&j, "arch", cpu.arch);
+	json_string(&j, "vendor", cpu.vendor);
+	json_string(&j, "brand", cpu.brand);
+	json_uint(&j, "family", cpu.family);
+	json_uint(&j, "model", cpu.model);
+	json_uint(&j, "stepping", cpu.stepping);
+	char features[256];
+	snprintf(features, sizeof features, "%s", cpu.features);
 	json_array(&j, "features");
-	for (unsigned bit = 1; bit < CPU_FEATURE_END; bit <<= 1)
-		if (cpu->usable & bit)
-			json_string(&j, NULL, ntm_cpu_feature_name(bit));
+	for (char *save = NULL, *f = strtok_r(features, " ", &save); f;
+	     f = strtok_r(NULL, " ", &save))
+		json_string(&j, NULL, f);
 	json_end(&j);
-	json_object(&j, "missing");
-	for (unsigned bit = 1; bit < CPU_FEATURE_END; bit <<= 1)
-		if (!(cpu->usable & bit))
-			json_string(&j, ntm_cpu_feature_name(bit),
-				    ntm_cpu_missing(cpu, bit));
-	json_end(&j);
-	if (cpu->has_xcr0)
-		json_uint(&j, "xcr0", cpu->xcr0);
-	else
-		json_null(&j, "xcr0");
-	json_uint(&j, "online_cpus", cpu->online_cpus);
+	json_lines(&j, "missing", cpu.missing);
+	json_uint(&j, "online_cpus", cpu.online_cpus);
 	json_end(&j);
 
 	json_object(&j, "caches");
-	json_caches(&j, "cpuid", &cpu->cpuid_caches);
-	json_caches(&j, "sysfs", &cpu->sysfs_caches);
+	json_caches(&j, "cpuid", &cpu.cpuid);
+	json_caches(&j, "sysfs", &cpu.sysfs);
+	json_caches(&j, "planned", &cpu.planned);
+	json_string(&j, "planned_how", cpu.planned_how);
 	json_end(&j);
 
 	json_array(&j, "variants");
@@ -238,6 +266,8 @@ static void print_json(void)
 		json_uint(&j, "id", (unsigned)id);
 		json_string(&j, "name", v.name);
 		json_string(&j, "op", op_names[v.op]);
+		json_string(&j, "role", ntmem_role_name(v.role));
+		json_int(&j, "rank", v.rank);
 		json_bool(&j, "streaming", v.streaming);
 		json_bool(&j, "zero_only", v.zero_only);
 		json_string(&j, "requires", v.requires);
@@ -249,26 +279,17 @@ static void print_json(void)
 	json_end(&j);
 
 	json_object(&j, "policy");
-	for (int op = 0; op < 2; op++) {
-		const struct op_policy *o = &pol->op[op];
-		json_object(&j, op_names[op]);
-		json_choice(&j, "cached", o->cached, o->cached_origin, pol);
-		json_choice(&j, "streaming", o->streaming, o->streaming_origin, pol);
-		json_string(&j, "streaming_any_value", o->streaming_any_value->name);
-		json_threshold(&j, "threshold", o->threshold, o->threshold_origin, pol);
-		if (op == NTMEM_OP_SET)
-			json_threshold(&j, "threshold_nonzero", o->threshold_nonzero,
-				       o->threshold_nonzero_origin, pol);
-		json_end(&j);
-	}
+	json_bool(&j, "ready", st.ready);
+	for (int cls = 0; cls < 3; cls++)
+		json_ladder(&j, cls, &st);
 	json_end(&j);
 
 	json_object(&j, "profile");
-	json_string(&j, "path", pol->profile_path[0] ? pol->profile_path : NULL);
-	json_string(&j, "status", pol->profile_status);
-	json_bool(&j, "loaded", pol->profile_loaded);
+	json_string(&j, "path", st.profile_path);
+	json_string(&j, "status", st.profile_status);
+	json_bool(&j, "loaded", st.profile_loaded);
 	json_end(&j);
-	json_string(&j, "tunables", getenv("NTMEM_TUNABLES"));
+	json_string(&j, "tunables", st.tunables);
 	json_array(&j, "ignored");
 	for (int i = 0; ntmem_policy_ignored(i); i++)
 		json_string(&j, NULL, ntmem_policy_ignored(i));

@@ -124,13 +124,16 @@ static const struct fn *fn_of_variant(const struct popts *o, int op, int id)
 	return NULL;
 }
 
+/* The policy's streaming variant, or its cached one at the aggressor's
+ * size.  The aggressor clears (value 0), so a zero-only variant may run. */
 static const struct fn *policy_fn(const struct popts *o, int op, int streaming)
 {
-	struct ntmem_policy_info p;
-	if (ntmem_policy_info((enum ntmem_op)op, &p))
+	int id = ntmem_policy_choice((enum ntmem_op)op, 0, o->size,
+				     streaming ? NTMEM_F_NONTEMPORAL
+					       : NTMEM_F_TEMPORAL);
+	if (id == NTMEM_SMALL_PATH || id < 0)
 		return NULL;
-	/* The aggressor clears (value 0), so a zero-only variant may run. */
-	return fn_of_variant(o, op, streaming ? p.streaming : p.cached);
+	return fn_of_variant(o, op, id);
 }
 
 /* name for op: a function name, or the aliases "streaming" and "cached"
@@ -149,13 +152,23 @@ static const struct fn *resolve(const struct popts *o, int op, const char *name)
  * are not: some CPUs stop allocating for extents above about the LLC.) */
 static const struct fn *cached_loop(const struct popts *o, int op)
 {
-	static const char *const names[] = {
-		"vec_avx512", "vec_avx", "vec_sse2", "portable",
-	};
-	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-		const struct fn *f = fn_find(o->fns[op], o->nfns[op], names[i]);
-		if (f && f->supported)
-			return f;
+	static const enum ntmem_role roles[] = {NTMEM_ROLE_VECTOR,
+						NTMEM_ROLE_PLAIN};
+	for (size_t r = 0; r < sizeof roles / sizeof roles[0]; r++) {
+		const struct fn *best = NULL;
+		int best_rank = -1;
+		for (size_t i = 0; i < o->nfns[op]; i++) {
+			const struct fn *f = &o->fns[op][i];
+			struct ntmem_variant_info v;
+			if (f->kind != FN_VARIANT || !f->supported ||
+			    ntmem_variant_info(f->variant_id, &v) ||
+			    v.role != roles[r] || v.rank <= best_rank)
+				continue;
+			best = f;
+			best_rank = v.rank;
+		}
+		if (best)
+			return best;
 	}
 	return NULL;
 }
@@ -187,7 +200,7 @@ static void default_victims(struct popts *o)
 	struct cache_info c = o->caches;
 	size_t l1 = c.l1d ? c.l1d : 32 * KiB;
 	size_t l2 = c.l2 ? c.l2 : 512 * KiB;
-	size_t share = ntm_cpu_llc_share(ntm_cpu());
+	size_t share = c.l3 ? c.l3 / (c.l3_shared_by ? c.l3_shared_by : 1) : 0;
 	if (!share)
 		share = 8 * MiB;
 	size_t v[3] = {l1 / 2, l2 / 2, share / 2};
@@ -316,7 +329,10 @@ static int parse(int argc, char **argv, struct popts *o, char *err, size_t err_l
 	o->rounds = DEFAULT_ROUNDS;
 	o->cpu = o->victim_cpu = -1;
 	o->pages = PAGES_2M;
-	o->caches = ntm_cpu_caches(ntm_cpu());
+	struct ntmem_cpu_info cpu;
+	ntmem_cpu_info(&cpu);
+	o->caches = (struct cache_info){cpu.planned.l1d, cpu.planned.l2,
+					cpu.planned.l3, cpu.planned.l3_shared_by};
 	machine_facts(&o->m);
 	for (int op = 0; op < NOPS; op++)
 		o->nfns[op] = fn_list((enum ntmem_op)op, o->fns[op], FN_MAX);

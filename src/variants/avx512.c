@@ -11,20 +11,30 @@
 #define VEC_TARGET "avx512f"
 #define VEC_SPLAT(c) _mm512_set1_epi32((int)(0x01010101u * (unsigned char)(c)))
 #define VEC_LOADU(p) _mm512_loadu_si512(p)
+#define VEC_STOREU(p, v) _mm512_storeu_si512((p), (v))
 #define VEC_STORE(p, v) _mm512_store_si512((p), (v))
+#define VEC_SMALL_NAME "AVX-512 stores"
 #define VEC_STREAM(p, v) _mm512_stream_si512((p), (v))
 #define VEC_NAME(stem) ntm_##stem##_avx512
 #include "vector.h"
 
 DEFINE_FAMILY(avx512,
-	{"vec_avx512", "AVX-512 VMOVDQA64 loop, one store a line, cached",
-	 NTMEM_OP_SET, false, false, CPU_AVX512F, ntm_set_vec_avx512, NULL},
-	{"nt_avx512", "AVX-512 VMOVNTDQ streaming stores, one a line",
-	 NTMEM_OP_SET, true, false, CPU_AVX512F, ntm_set_nt_avx512, NULL},
-	{"vec_avx512", "AVX-512 VMOVDQU64 loads, VMOVDQA64 stores, cached",
-	 NTMEM_OP_COPY, false, false, CPU_AVX512F, NULL, ntm_copy_vec_avx512},
-	{"nt_avx512", "AVX-512 VMOVDQU64 loads, VMOVNTDQ streaming stores",
-	 NTMEM_OP_COPY, true, false, CPU_AVX512F, NULL, ntm_copy_nt_avx512});
+	{.name = "vec_avx512",
+	 .description = "AVX-512 VMOVDQA64 loop, one store a line, cached",
+	 .op = NTMEM_OP_SET, .role = NTMEM_ROLE_VECTOR, .rank = 3, .requires = CPU_AVX512F,
+	 .set = ntm_cached_set_avx512},
+	{.name = "nt_avx512",
+	 .description = "AVX-512 VMOVNTDQ streaming stores, one a line",
+	 .op = NTMEM_OP_SET, .role = NTMEM_ROLE_STREAMING, .rank = 30, .requires = CPU_AVX512F,
+	 .set = ntm_set_nt_avx512},
+	{.name = "vec_avx512",
+	 .description = "AVX-512 VMOVDQU64 loads, VMOVDQA64 stores, cached",
+	 .op = NTMEM_OP_COPY, .role = NTMEM_ROLE_VECTOR, .rank = 3, .requires = CPU_AVX512F,
+	 .copy = ntm_cached_copy_avx512},
+	{.name = "nt_avx512",
+	 .description = "AVX-512 VMOVDQU64 loads, VMOVNTDQ streaming stores",
+	 .op = NTMEM_OP_COPY, .role = NTMEM_ROLE_STREAMING, .rank = 30, .requires = CPU_AVX512F,
+	 .copy = ntm_copy_nt_avx512});
 #else
 DEFINE_EMPTY_FAMILY(avx512);
 #endif

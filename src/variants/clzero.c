@@ -14,8 +14,10 @@
 #include "shape.h"
 
 DEFINE_FAMILY(clzero,
-	{"clzero", "AMD CLZERO, one whole line at a time, zeros only",
-	 NTMEM_OP_SET, true, true, CPU_CLZERO, ntm_set_clzero, NULL});
+	{.name = "clzero",
+	 .description = "AMD CLZERO, one whole line at a time, zeros only",
+	 .op = NTMEM_OP_SET, .role = NTMEM_ROLE_STREAMING, .rank = 50, .zero_only = true, .requires = CPU_CLZERO,
+	 .set = ntm_set_clzero});
 #else
 DEFINE_EMPTY_FAMILY(clzero);
 #endif

@@ -30,10 +30,14 @@ static inline struct line_of_bytes line_filled_with(int c)
 #include "shape.h"
 
 DEFINE_FAMILY(movdir64b,
-	{"movdir64b", "MOVDIR64B 64-byte direct stores from a stack line",
-	 NTMEM_OP_SET, true, false, CPU_MOVDIR64B, ntm_set_movdir64b, NULL},
-	{"movdir64b", "MOVDIR64B 64-byte direct stores, memory to memory",
-	 NTMEM_OP_COPY, true, false, CPU_MOVDIR64B, NULL, ntm_copy_movdir64b});
+	{.name = "movdir64b",
+	 .description = "MOVDIR64B 64-byte direct stores from a stack line",
+	 .op = NTMEM_OP_SET, .role = NTMEM_ROLE_STREAMING, .rank = 35, .requires = CPU_MOVDIR64B,
+	 .set = ntm_set_movdir64b},
+	{.name = "movdir64b",
+	 .description = "MOVDIR64B 64-byte direct stores, memory to memory",
+	 .op = NTMEM_OP_COPY, .role = NTMEM_ROLE_STREAMING, .rank = 35, .requires = CPU_MOVDIR64B,
+	 .copy = ntm_copy_movdir64b});
 #else
 DEFINE_EMPTY_FAMILY(movdir64b);
 #endif

@@ -37,10 +37,14 @@ static inline long long load_word(const unsigned char *p)
 #include "shape.h"
 
 DEFINE_FAMILY(movnti,
-	{"movnti", "MOVNTI 8-byte streaming stores, as clear_page_movnt",
-	 NTMEM_OP_SET, true, false, CPU_SSE2, ntm_set_movnti, NULL},
-	{"movnti", "MOVNTI 8-byte streaming stores, as the 2005 nocache copy",
-	 NTMEM_OP_COPY, true, false, CPU_SSE2, NULL, ntm_copy_movnti});
+	{.name = "movnti",
+	 .description = "MOVNTI 8-byte streaming stores, as clear_page_movnt",
+	 .op = NTMEM_OP_SET, .role = NTMEM_ROLE_STREAMING, .rank = 10, .requires = CPU_SSE2,
+	 .set = ntm_set_movnti},
+	{.name = "movnti",
+	 .description = "MOVNTI 8-byte streaming stores, as the 2005 nocache copy",
+	 .op = NTMEM_OP_COPY, .role = NTMEM_ROLE_STREAMING, .rank = 10, .requires = CPU_SSE2,
+	 .copy = ntm_copy_movnti});
 #else
 DEFINE_EMPTY_FAMILY(movnti);
 #endif

@@ -8,22 +8,24 @@
 #include <stdint.h>
 #include <string.h>
 
-static void ntm_set_stosb(void *dst, int c, size_t n)
+static void *ntm_set_stosb(void *dst, int c, size_t n)
 {
+	void *d = dst;
 	__asm__ volatile("rep stosb"
-			 : "+D"(dst), "+c"(n)
+			 : "+D"(d), "+c"(n)
 			 : "a"(c)
 			 : "memory");
+	return dst;
 }
 
 /* rep stosq on an 8-byte aligned body; the few bytes around it by memset. */
-static void ntm_set_stosq(void *dst, int c, size_t n)
+static void *ntm_set_stosq(void *dst, int c, size_t n)
 {
 	unsigned char *d = dst;
 	size_t head = (size_t)(-(uintptr_t)d) & 7;
 	if (n < head + 8) {
 		memset(d, c, n);
-		return;
+		return dst;
 	}
 	memset(d, c, head);
 	d += head;
@@ -35,23 +37,32 @@ static void ntm_set_stosq(void *dst, int c, size_t n)
 			 : "a"(pattern)
 			 : "memory");
 	memset(d, c, n & 7);  /* rep stosq left d just past the body */
+	return dst;
 }
 
-static void ntm_copy_movsb(void *dst, const void *src, size_t n)
+static void *ntm_copy_movsb(void *dst, const void *src, size_t n)
 {
+	void *d = dst;
 	__asm__ volatile("rep movsb"
-			 : "+D"(dst), "+S"(src), "+c"(n)
+			 : "+D"(d), "+S"(src), "+c"(n)
 			 :
 			 : "memory");
+	return dst;
 }
 
 DEFINE_FAMILY(rep,
-	{"stosb", "rep stosb over the whole span (ERMS)",
-	 NTMEM_OP_SET, false, false, CPU_ERMS, ntm_set_stosb, NULL},
-	{"stosq", "rep stosq over the 8-byte aligned body",
-	 NTMEM_OP_SET, false, false, 0, ntm_set_stosq, NULL},
-	{"movsb", "rep movsb over the whole span (ERMS)",
-	 NTMEM_OP_COPY, false, false, CPU_ERMS, NULL, ntm_copy_movsb});
+	{.name = "stosb",
+	 .description = "rep stosb over the whole span (ERMS)",
+	 .op = NTMEM_OP_SET, .role = NTMEM_ROLE_STRING, .rank = 2, .requires = CPU_ERMS,
+	 .set = ntm_set_stosb},
+	{.name = "stosq",
+	 .description = "rep stosq over the 8-byte aligned body",
+	 .op = NTMEM_OP_SET, .role = NTMEM_ROLE_STRING, .rank = 1, .requires = 0,
+	 .set = ntm_set_stosq},
+	{.name = "movsb",
+	 .description = "rep movsb over the whole span (ERMS)",
+	 .op = NTMEM_OP_COPY, .role = NTMEM_ROLE_STRING, .rank = 2, .requires = CPU_ERMS,
+	 .copy = ntm_copy_movsb});
 #else
 DEFINE_EMPTY_FAMILY(rep);
 #endif

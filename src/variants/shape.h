@@ -5,8 +5,8 @@
  *   tail:  cached stores for what is left after the last whole line
  *
  * Spans too short to hold a whole aligned line are written entirely with
- * cached stores.  Heads and tails go through libc's memset and memcpy on
- * fewer than 64 bytes, which are cached stores on every libc.  Nothing
+ * cached stores.  Heads and tails (under 64 bytes) are cached stores too,
+ * never a call: a call into libc would cost more than the bytes.  Nothing
  * here fences; see variant.h for the contract.
  *
  * Include this file once per instance, after defining:
@@ -17,24 +17,68 @@
  *   SHAPE_SET_LINE(d, v)   write value v to the aligned line at d
  *   SHAPE_COPY             name of the copy function to define (optional)
  *   SHAPE_COPY_LINE(d, s)  copy a line from s (any alignment) to aligned d
+ *   SHAPE_SET_PARTIAL(d, c, n), SHAPE_COPY_PARTIAL(d, s, n)
+ *                          optional: cached stores of n < 64 bytes, for
+ *                          the head and tail (default: word stores)
  * SHAPE_SET, SHAPE_COPY and the *_LINE macros are undefined at the end so
  * the next instance can define its own.
  */
 #include <stdint.h>
-#include <string.h>
 
 #include "../variant.h"
 
+#ifndef NTM_SHAPE_WORDS
+#define NTM_SHAPE_WORDS
+/* The default head and tail: 8-byte stores, the last one anchored at the
+ * end, then bytes only when n < 8. */
+static inline void ntm_set_words(unsigned char *d, int c, size_t n)
+{
+	uint64_t w = 0x0101010101010101ull * (unsigned char)c;
+	if (n < 8) {
+		while (n--)
+			*d++ = (unsigned char)c;
+		return;
+	}
+	for (size_t i = 0; i + 8 < n; i += 8)
+		__builtin_memcpy(d + i, &w, 8);
+	__builtin_memcpy(d + n - 8, &w, 8);
+}
+
+static inline void ntm_copy_words(unsigned char *d, const unsigned char *s,
+				  size_t n)
+{
+	if (n < 8) {
+		while (n--)
+			*d++ = *s++;
+		return;
+	}
+	uint64_t w;
+	for (size_t i = 0; i + 8 < n; i += 8) {
+		__builtin_memcpy(&w, s + i, 8);
+		__builtin_memcpy(d + i, &w, 8);
+	}
+	__builtin_memcpy(&w, s + n - 8, 8);
+	__builtin_memcpy(d + n - 8, &w, 8);
+}
+#endif
+
+#ifndef SHAPE_SET_PARTIAL
+#define SHAPE_SET_PARTIAL(d, c, n) ntm_set_words((d), (c), (n))
+#endif
+#ifndef SHAPE_COPY_PARTIAL
+#define SHAPE_COPY_PARTIAL(d, s, n) ntm_copy_words((d), (s), (n))
+#endif
+
 #ifdef SHAPE_SET
-SHAPE_ATTR static void SHAPE_SET(void *dst, int c, size_t n)
+SHAPE_ATTR static void *SHAPE_SET(void *dst, int c, size_t n)
 {
 	unsigned char *d = dst;
 	size_t head = (size_t)(-(uintptr_t)d) & (LINE - 1);
 	if (n < head + LINE) {
-		memset(d, c, n);
-		return;
+		SHAPE_SET_PARTIAL(d, c, n);
+		return dst;
 	}
-	memset(d, c, head);
+	SHAPE_SET_PARTIAL(d, c, head);
 	d += head;
 	n -= head;
 
@@ -49,21 +93,22 @@ SHAPE_ATTR static void SHAPE_SET(void *dst, int c, size_t n)
 	for (; d < body_end; d += LINE)
 		SHAPE_SET_LINE(d, value);
 
-	memset(d, c, n & (LINE - 1));
+	SHAPE_SET_PARTIAL(d, c, n & (LINE - 1));
+	return dst;
 }
 #endif
 
 #ifdef SHAPE_COPY
-SHAPE_ATTR static void SHAPE_COPY(void *dst, const void *src, size_t n)
+SHAPE_ATTR static void *SHAPE_COPY(void *dst, const void *src, size_t n)
 {
 	unsigned char *d = dst;
 	const unsigned char *s = src;
 	size_t head = (size_t)(-(uintptr_t)d) & (LINE - 1);
 	if (n < head + LINE) {
-		memcpy(d, s, n);
-		return;
+		SHAPE_COPY_PARTIAL(d, s, n);
+		return dst;
 	}
-	memcpy(d, s, head);
+	SHAPE_COPY_PARTIAL(d, s, head);
 	d += head;
 	s += head;
 	n -= head;
@@ -78,7 +123,8 @@ SHAPE_ATTR static void SHAPE_COPY(void *dst, const void *src, size_t n)
 	for (; d < body_end; d += LINE, s += LINE)
 		SHAPE_COPY_LINE(d, s);
 
-	memcpy(d, s, n & (LINE - 1));
+	SHAPE_COPY_PARTIAL(d, s, n & (LINE - 1));
+	return dst;
 }
 #endif
 

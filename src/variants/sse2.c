@@ -11,20 +11,30 @@
 #define VEC_TARGET "sse2"
 #define VEC_SPLAT(c) _mm_set1_epi32((int)(0x01010101u * (unsigned char)(c)))
 #define VEC_LOADU(p) _mm_loadu_si128(p)
+#define VEC_STOREU(p, v) _mm_storeu_si128((p), (v))
 #define VEC_STORE(p, v) _mm_store_si128((p), (v))
+#define VEC_SMALL_NAME "SSE2 stores"
 #define VEC_STREAM(p, v) _mm_stream_si128((p), (v))
 #define VEC_NAME(stem) ntm_##stem##_sse2
 #include "vector.h"
 
 DEFINE_FAMILY(sse2,
-	{"vec_sse2", "SSE2 MOVDQA loop, 64 bytes a line, cached",
-	 NTMEM_OP_SET, false, false, CPU_SSE2, ntm_set_vec_sse2, NULL},
-	{"nt_sse2", "SSE2 MOVNTDQ streaming stores, 16 bytes each",
-	 NTMEM_OP_SET, true, false, CPU_SSE2, ntm_set_nt_sse2, NULL},
-	{"vec_sse2", "SSE2 MOVDQU loads, MOVDQA stores, cached",
-	 NTMEM_OP_COPY, false, false, CPU_SSE2, NULL, ntm_copy_vec_sse2},
-	{"nt_sse2", "SSE2 MOVDQU loads, MOVNTDQ streaming stores",
-	 NTMEM_OP_COPY, true, false, CPU_SSE2, NULL, ntm_copy_nt_sse2});
+	{.name = "vec_sse2",
+	 .description = "SSE2 MOVDQA loop, 64 bytes a line, cached",
+	 .op = NTMEM_OP_SET, .role = NTMEM_ROLE_VECTOR, .rank = 1, .requires = CPU_SSE2,
+	 .set = ntm_cached_set_sse2},
+	{.name = "nt_sse2",
+	 .description = "SSE2 MOVNTDQ streaming stores, 16 bytes each",
+	 .op = NTMEM_OP_SET, .role = NTMEM_ROLE_STREAMING, .rank = 20, .requires = CPU_SSE2,
+	 .set = ntm_set_nt_sse2},
+	{.name = "vec_sse2",
+	 .description = "SSE2 MOVDQU loads, MOVDQA stores, cached",
+	 .op = NTMEM_OP_COPY, .role = NTMEM_ROLE_VECTOR, .rank = 1, .requires = CPU_SSE2,
+	 .copy = ntm_cached_copy_sse2},
+	{.name = "nt_sse2",
+	 .description = "SSE2 MOVDQU loads, MOVNTDQ streaming stores",
+	 .op = NTMEM_OP_COPY, .role = NTMEM_ROLE_STREAMING, .rank = 20, .requires = CPU_SSE2,
+	 .copy = ntm_copy_nt_sse2});
 #else
 DEFINE_EMPTY_FAMILY(sse2);
 #endif

@@ -1,0 +1,25 @@
+/* libc.h - the C library's memset, memcpy and memmove, reached through
+ * pointers.  In the LD_PRELOAD shim these names are ntmem's own, so a
+ * plain call would come back into ntmem; the pointers lead to the C
+ * library's definitions instead. */
+#ifndef NTM_LIBC_H
+#define NTM_LIBC_H
+
+#include <stddef.h>
+
+struct libc_fns {
+	void *(*memset)(void *dst, int c, size_t n);
+	void *(*memcpy)(void *dst, const void *src, size_t n);
+	void *(*memmove)(void *dst, const void *src, size_t n);
+};
+
+/* Until ntm_libc_resolve() has run they are ntmem's portable loops:
+ * always correct, never a way back into the caller. */
+extern struct libc_fns ntm_libc;
+
+/* Point ntm_libc at the C library.  Weak: the shim replaces it with one
+ * that asks the dynamic linker for the next definition (preload.c).
+ * Called once, by the library constructor, before the policy is built. */
+void ntm_libc_resolve(struct libc_fns *fns);
+
+#endif

@@ -1,0 +1,72 @@
+/* libc.c - the C library's own memset and memcpy as a variant: calibration
+ * may find that it wins a band of sizes, and the built-in default uses it
+ * where nothing was measured, since it is never slower than itself. */
+#include <string.h>
+
+#include "../libc.h"
+#include "../variant.h"
+
+static void *portable_memset(void *dst, int c, size_t n);
+static void *portable_memcpy(void *dst, const void *src, size_t n);
+static void *portable_memmove(void *dst, const void *src, size_t n);
+
+struct libc_fns ntm_libc = {portable_memset, portable_memcpy,
+			    portable_memmove};
+
+__attribute__((weak)) void ntm_libc_resolve(struct libc_fns *fns)
+{
+	fns->memset = memset;
+	fns->memcpy = memcpy;
+	fns->memmove = memmove;
+}
+
+/* Byte loops: only the few calls before the constructor use them, and
+ * they must not be turned into calls to the functions they stand for
+ * (this file is built with -fno-builtin and no loop idioms). */
+static void *portable_memset(void *dst, int c, size_t n)
+{
+	unsigned char *d = dst;
+	while (n--)
+		*d++ = (unsigned char)c;
+	return dst;
+}
+
+static void *portable_memcpy(void *dst, const void *src, size_t n)
+{
+	unsigned char *d = dst;
+	const unsigned char *s = src;
+	while (n--)
+		*d++ = *s++;
+	return dst;
+}
+
+static void *portable_memmove(void *dst, const void *src, size_t n)
+{
+	unsigned char *d = dst;
+	const unsigned char *s = src;
+	if (d <= s || d >= s + n)
+		return portable_memcpy(dst, src, n);
+	while (n--)
+		d[n] = s[n];
+	return dst;
+}
+
+static void *set_libc(void *dst, int c, size_t n)
+{
+	return ntm_libc.memset(dst, c, n);
+}
+
+static void *copy_libc(void *dst, const void *src, size_t n)
+{
+	return ntm_libc.memcpy(dst, src, n);
+}
+
+DEFINE_FAMILY(libc,
+	{.name = "libc",
+	 .description = "the C library's memset",
+	 .op = NTMEM_OP_SET, .role = NTMEM_ROLE_LIBC, .rank = 1, .requires = 0,
+	 .set = set_libc},
+	{.name = "libc",
+	 .description = "the C library's memcpy",
+	 .op = NTMEM_OP_COPY, .role = NTMEM_ROLE_LIBC, .rank = 1, .requires = 0,
+	 .copy = copy_libc});
