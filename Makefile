@@ -29,13 +29,18 @@ NO_IDIOM := -fno-builtin $(shell $(CC) -Werror -fno-tree-loop-distribute-pattern
 	      -x c -c -o /dev/null /dev/null 2>/dev/null && \
 	      echo -fno-tree-loop-distribute-patterns)
 
+# Assembly is per architecture: NAME_ARCH.S, ARCH as the compiler's target
+# triplet starts (x86_64, aarch64, ...).
+ARCH        := $(shell $(CC) -dumpmachine | cut -d- -f1)
 LIB_SRC     := $(wildcard src/*.c)
 VARIANT_SRC := $(wildcard src/variants/*.c)
+ASM_SRC     := $(wildcard src/*_$(ARCH).S src/variants/*_$(ARCH).S)
 TOOL_SRC    := $(wildcard tools/*.c)
 TEST_SRC    := $(wildcard tests/test_*.c)
 TEST_HELPER := tests/harness.c
 
-LIB_OBJ  := $(LIB_SRC:%.c=$(O)/%.o) $(VARIANT_SRC:%.c=$(O)/%.o)
+LIB_OBJ  := $(LIB_SRC:%.c=$(O)/%.o) $(VARIANT_SRC:%.c=$(O)/%.o) \
+	    $(ASM_SRC:%.S=$(O)/%.o)
 TOOL_OBJ := $(TOOL_SRC:%.c=$(O)/%.o)
 TESTS    := $(TEST_SRC:tests/%.c=$(O)/tests/%)
 
@@ -51,6 +56,10 @@ $(O)/src/variants/%.o: src/variants/%.c
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(NO_IDIOM) -c -o $@ $<
 
 $(O)/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+
+$(O)/%.o: %.S
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
