@@ -37,6 +37,8 @@ static const struct {
 	{CPU_FSRM, "FSRM", "CPU lacks FSRM (fast short rep movsb)", NULL},
 	{CPU_MOVDIR64B, "MOVDIR64B", "CPU lacks MOVDIR64B", NULL},
 	{CPU_CLZERO, "CLZERO", "CPU lacks CLZERO (AMD only)", NULL},
+	{CPU_AVX512VL, "AVX-512VL", "CPU lacks AVX-512VL",
+	 "OS has not enabled AVX-512 state (XCR0)"},
 };
 
 #define NFEATURES (sizeof feature_table / sizeof feature_table[0])
@@ -145,6 +147,8 @@ NTM_NO_SANITIZE unsigned ntm_cpu_probe(unsigned *reported, uint64_t *xcr0)
 			r |= CPU_AVX512F;
 		if (b & (1u << 30))
 			r |= CPU_AVX512BW;
+		if (b & (1u << 31))
+			r |= CPU_AVX512VL;
 		if (c & (1u << 28))
 			r |= CPU_MOVDIR64B;
 		if (d & (1u << 4))
@@ -157,13 +161,14 @@ NTM_NO_SANITIZE unsigned ntm_cpu_probe(unsigned *reported, uint64_t *xcr0)
 	}
 	*reported = r;
 
-	unsigned usable = r & ~(CPU_AVX | CPU_AVX2 | CPU_AVX512F | CPU_AVX512BW);
+	const unsigned avx512 = CPU_AVX512F | CPU_AVX512BW | CPU_AVX512VL;
+	unsigned usable = r & ~(CPU_AVX | CPU_AVX2 | avx512);
 	if (osxsave) {
 		*xcr0 = read_xcr0();
 		if ((*xcr0 & XCR0_AVX) == XCR0_AVX)
 			usable |= r & (CPU_AVX | CPU_AVX2);
 		if ((*xcr0 & XCR0_AVX512) == XCR0_AVX512)
-			usable |= r & (CPU_AVX512F | CPU_AVX512BW);
+			usable |= r & avx512;
 	}
 	return usable;
 }

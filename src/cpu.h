@@ -17,12 +17,20 @@ enum cpu_feature {
 	CPU_FSRM      = 1u << 6,
 	CPU_MOVDIR64B = 1u << 7,
 	CPU_CLZERO    = 1u << 8,
-	CPU_FEATURE_END = 1u << 9
+	CPU_AVX512VL  = 1u << 9,
+	/* AArch64 (from HWCAP and DCZID_EL0, not CPUID): */
+	CPU_ASIMD     = 1u << 10,  /* Advanced SIMD (NEON) */
+	CPU_DCZVA     = 1u << 11,  /* DC ZVA; usable: DCZID_EL0.DZP clear */
+	CPU_FEATURE_END = 1u << 12
 };
 
-/* Features every CPU of this architecture has: SSE2 is part of x86-64. */
+/* Features every CPU of this architecture has: SSE2 is part of x86-64;
+ * Advanced SIMD of every AArch64 Linux system (the kernel's ABI and the
+ * compiler's default target both assume it). */
 #if defined(__x86_64__)
 #define NTM_ARCH_BASELINE CPU_SSE2
+#elif defined(__aarch64__)
+#define NTM_ARCH_BASELINE CPU_ASIMD
 #else
 #define NTM_ARCH_BASELINE 0u
 #endif
@@ -43,6 +51,12 @@ struct cpu {
 	struct cache_info cpuid_caches;  /* leaf 4 or 0x8000001D/5/6 */
 	struct cache_info sysfs_caches;  /* /sys/devices/system/cpu/cpu0/cache */
 	unsigned online_cpus;
+	/* AArch64 only (0 elsewhere).  vendor is MIDR_EL1's implementer,
+	 * brand its part by name; family, model and stepping are MIDR_EL1's
+	 * variant, part number and revision. */
+	uint64_t dczid, ctr, midr;       /* the registers as read */
+	unsigned zva_block;              /* DC ZVA's block in bytes, 0: none */
+	unsigned dline;                  /* smallest data cache line (CTR_EL0) */
 };
 
 /* Code that runs before the sanitizers' runtimes are set up. */
@@ -58,6 +72,13 @@ struct cpu {
  * Safe in an IFUNC resolver: no library call, no instrumentation. */
 unsigned ntm_cpu_probe(unsigned *reported, uint64_t *xcr0);
 #endif
+
+/* DC ZVA's block size in bytes as DCZID_EL0 states it (4 << BS), or 0
+ * when BS is above the Arm ARM's largest, 2 KiB.  DZP is not looked at
+ * here: it says whether the instruction may be used, not how big its
+ * block is.  Pure, for tests. */
+unsigned ntm_dczva_block(uint64_t dczid);
+#define NTM_DCZID_DZP (1u << 4)
 
 /* The CPU this process runs on.  Thread-safe; detects on first call. */
 const struct cpu *ntm_cpu(void);

@@ -14,16 +14,28 @@ struct entry_width {
 			    unsigned flags);
 	size_t small_max;        /* the small path serves n <= small_max */
 	const char *small_name;  /* e.g. "AVX-512 stores" */
+	/* The vector loops the entries can also run inline beyond the small
+	 * path, up to ntm_inline_max (NULL: they never do). */
+	void *(*cached_set)(void *dst, int c, size_t n);
+	void *(*cached_copy)(void *dst, const void *src, size_t n);
 };
+
+/* Per operation (enum ntmem_op), the size up to which the entries run
+ * their own vector loop instead of asking the ladder: the policy sets it
+ * when the ladder's first rung is that loop.  Read by assembly. */
+extern size_t ntm_inline_max[2] __attribute__((visibility("hidden")));
 
 /* Beyond the small path: pick from the ladder (or the baseline before
  * the policy is built), call, fence unless NOFENCE.  flags are valid. */
-void *ntm_set_large(void *dst, int c, size_t n, unsigned flags);
-void *ntm_copy_large(void *dst, const void *src, size_t n, unsigned flags);
+#define NTM_HIDDEN __attribute__((visibility("hidden")))
+NTM_HIDDEN void *ntm_set_large(void *dst, int c, size_t n, unsigned flags);
+NTM_HIDDEN void *ntm_copy_large(void *dst, const void *src, size_t n,
+				unsigned flags);
 
-/* The widths this build has, each defined by its family file. */
-extern const struct entry_width ntm_entry_sse2, ntm_entry_avx,
-	ntm_entry_avx512, ntm_entry_portable;
+/* The widths this build has: x86-64's in entry_x86_64.S (tables in
+ * entry_x86.c), the portable one in portable.c. */
+extern const struct entry_width ntm_entry_sse2, ntm_entry_avx2,
+	ntm_entry_evex, ntm_entry_portable;
 
 /* The width this CPU uses: decided from CPUID alone, so it can run before
  * relocation (in an IFUNC resolver). */

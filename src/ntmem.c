@@ -34,6 +34,8 @@ static int overlap(const void *a, const void *b, size_t n)
 	return x - y < n || y - x < n;
 }
 
+size_t ntm_inline_max[2];
+
 /* The variant for a call beyond the small path. */
 static const struct variant *choose(enum ntmem_op op, int c, size_t n,
 				    unsigned flags)
@@ -68,17 +70,18 @@ void *ntm_copy_large(void *dst, const void *src, size_t n, unsigned flags)
 }
 
 #if defined(__x86_64__) && defined(__ELF__)
-/* The widest vector the CPU and OS run.  AVX-512 needs only AVX-512F for
- * whole-vector loads and stores. */
+/* The widest vector the CPU and OS run.  The AVX-512 entries broadcast a
+ * byte (BW) into registers above 15 at every width (VL). */
 NTM_NO_SANITIZE const struct entry_width *ntm_entry_width(void)
 {
+	const unsigned evex = CPU_AVX512F | CPU_AVX512BW | CPU_AVX512VL;
 	unsigned reported;
 	uint64_t xcr0;
 	unsigned usable = ntm_cpu_probe(&reported, &xcr0);
-	if (usable & CPU_AVX512F)
-		return &ntm_entry_avx512;
-	if (usable & CPU_AVX)
-		return &ntm_entry_avx;
+	if ((usable & evex) == evex)
+		return &ntm_entry_evex;
+	if (usable & CPU_AVX2)
+		return &ntm_entry_avx2;
 	return &ntm_entry_sse2;
 }
 

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "entry.h"
 #include "libc.h"
 #include "profile.h"
 #include "registry.h"
@@ -28,6 +29,15 @@
  * (early costs bandwidth, late only cache).  A copy touches twice its
  * size (source and destination), so it streams from half the share. */
 #define THRESHOLD_FLOOR (8 * MiB)
+
+/* Below this the built-in ladder uses the entry points' own vector loop,
+ * which they run without a call, and libc's function above.  glibc
+ * itself uses vector stores up to 2 KiB and rep stos/movs above; a
+ * vector loop is as fast or faster up to the L1 size on the machines
+ * measured (docs/results.md: Sapphire Rapids here; Zen 5 in issue 8's
+ * table, 1.3-1.7x at 4 KiB-4 MiB), and there a call through the ladder
+ * to libc would cost 5-20% of the call. */
+#define ENTRY_LOOP_MAX ((size_t)32 << 10)
 #define THRESHOLD_CAP (256 * MiB)
 #define SHARE_UNKNOWN (64 * MiB)
 
@@ -131,6 +141,22 @@ void ntm_policy_install(struct ladder *l, struct ladder *from,
 	*l = *from;
 }
 
+/* The registry variant that is the entry points' own vector loop, which
+ * they run inline, or NULL. */
+static const struct variant *entry_loop(enum ntmem_op op)
+{
+	const struct entry_width *w = ntm_entry_width();
+	for (int id = 0; id < ntm_variant_count(); id++) {
+		const struct variant *v = ntm_variant(id);
+		if (v->op == op && v->role == NTMEM_ROLE_VECTOR &&
+		    !ntm_variant_unsupported(v) &&
+		    (op == NTMEM_OP_SET ? (void *)v->set == (void *)w->cached_set
+					: (void *)v->copy == (void *)w->cached_copy))
+			return v;
+	}
+	return NULL;
+}
+
 static void default_ladders(struct policy *p, const struct cpu *cpu)
 {
 	size_t t[2];
@@ -141,7 +167,11 @@ static void default_ladders(struct policy *p, const struct cpu *cpu)
 		struct ladder l;
 		enum ntmem_op op = ntm_op_of(cls);
 		const struct variant *streaming = ntm_fallback_streaming(cls);
+		const struct variant *loop = entry_loop(op);
 		memset(&l, 0, sizeof l);
+		if (loop)
+			ntm_ladder_push(&l, loop, ENTRY_LOOP_MAX,
+					NTMEM_ORIGIN_DEFAULT);
 		if (ntm_streams(streaming)) {
 			ntm_ladder_push(&l, ranked_cached(op), t[op],
 					NTMEM_ORIGIN_DEFAULT);
@@ -236,6 +266,24 @@ void ntm_policy_build(struct policy *p, const struct cpu *cpu,
 	}
 }
 
+/* Let the entry points run their own loop inline as far as every ladder
+ * of the operation starts with it. */
+static void set_inline_max(const struct policy *p)
+{
+	for (int op = 0; op < 2; op++) {
+		const struct variant *loop = entry_loop(op);
+		size_t max = SIZE_MAX;
+		for (int cls = 0; cls < NTM_CLASSES; cls++) {
+			const struct ladder *l = &p->ladder[cls];
+			if ((int)ntm_op_of(cls) != op)
+				continue;
+			size_t upto = loop && l->v[0] == loop ? l->to[0] - 1 : 0;
+			max = upto < max ? upto : max;
+		}
+		ntm_inline_max[op] = max;
+	}
+}
+
 /* Built once, as the library is loaded: no call ever waits for it, takes
  * a lock or allocates, so the entry points stay async-signal-safe.  errno
  * is left as it was: loading a library must not change it. */
@@ -258,6 +306,7 @@ __attribute__((constructor(101))) static void build_process_policy(void)
 	else if (secure_getenv("NTMEM_PROFILE") && !ntm_the_policy.profile_loaded &&
 		 !strcmp(ntm_the_policy.profile_status, "not present"))
 		ntm_policy_note(&ntm_the_policy, "NTMEM_PROFILE: %s: no such file", path);
+	set_inline_max(&ntm_the_policy);
 	__atomic_store_n(&ntm_policy_state, 2, __ATOMIC_RELEASE);
 	errno = saved;
 }

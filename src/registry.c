@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "cpu.h"
@@ -26,8 +27,20 @@ static const struct variant_family *const families[] = {
 
 static const struct variant *table[MAX_VARIANTS];
 static const char *why_not[MAX_VARIANTS];  /* NULL: this CPU runs it */
+static char requires_text[MAX_VARIANTS][64];  /* "AVX-512F AVX-512BW" */
 static int table_len;
 static pthread_once_t table_once = PTHREAD_ONCE_INIT;
+
+static void describe_requires(unsigned bits, char *out)
+{
+	size_t used = 0;
+	out[0] = '\0';
+	for (unsigned bit = 1; bit && bit < CPU_FEATURE_END; bit <<= 1)
+		if (bits & bit)
+			used += (size_t)snprintf(out + used, used < 64 ? 64 - used : 0,
+						 "%s%s", used ? " " : "",
+						 ntm_cpu_feature_name(bit));
+}
 
 static void build_table(void)
 {
@@ -39,6 +52,8 @@ static void build_table(void)
 					if ((int)v->op == op && ntm_streams(v) == streaming &&
 					    table_len < MAX_VARIANTS) {
 						why_not[table_len] = ntm_variant_unsupported(v);
+						describe_requires(v->requires,
+								  requires_text[table_len]);
 						table[table_len++] = v;
 					}
 				}
@@ -137,8 +152,7 @@ int ntmem_variant_info(int id, struct ntmem_variant_info *info)
 	info->role = v->role;
 	info->rank = v->rank;
 	info->zero_only = v->zero_only;
-	/* Each variant needs at most one feature. */
-	info->requires = v->requires ? ntm_cpu_feature_name(v->requires) : "";
+	info->requires = requires_text[id];
 	ntm_variant_checked(id, &info->why_unsupported);
 	info->supported = info->why_unsupported == NULL;
 	return 0;

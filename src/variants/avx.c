@@ -1,5 +1,6 @@
-/* avx.c - 32-byte vector loops: VMOVDQA (cached) and VMOVNTDQ (streaming),
- * as in the AVX clear_page_nocache of seed 001.  Needs AVX, not AVX2. */
+/* avx.c - 32-byte vector loops: VMOVDQA (cached, AVX2 for the byte
+ * broadcast) and VMOVNTDQ (streaming, AVX alone), as in the AVX
+ * clear_page_nocache of seed 001. */
 #include "../cpu.h"
 #include "../variant.h"
 
@@ -13,24 +14,27 @@
 #define VEC_LOADU(p) _mm256_loadu_si256(p)
 #define VEC_STOREU(p, v) _mm256_storeu_si256((p), (v))
 #define VEC_STORE(p, v) _mm256_store_si256((p), (v))
-#define VEC_SMALL_NAME "AVX stores"
 #define VEC_STREAM(p, v) _mm256_stream_si256((p), (v))
 #define VEC_NAME(stem) ntm_##stem##_avx
 #include "vector.h"
 
+/* The cached loops are in entry_x86_64.S. */
+void *ntm_cached_set_avx2(void *dst, int c, size_t n);
+void *ntm_cached_copy_avx2(void *dst, const void *src, size_t n);
+
 DEFINE_FAMILY(avx,
-	{.name = "vec_avx",
-	 .description = "AVX VMOVDQA loop, 64 bytes a line, cached",
-	 .op = NTMEM_OP_SET, .role = NTMEM_ROLE_VECTOR, .rank = 2, .requires = CPU_AVX,
-	 .set = ntm_cached_set_avx},
+	{.name = "vec_avx2",
+	 .description = "AVX2 VMOVDQA stores, cached, no loop below 256 B",
+	 .op = NTMEM_OP_SET, .role = NTMEM_ROLE_VECTOR, .rank = 2, .requires = CPU_AVX2,
+	 .set = ntm_cached_set_avx2},
 	{.name = "nt_avx",
 	 .description = "AVX VMOVNTDQ streaming stores, 32 bytes each",
 	 .op = NTMEM_OP_SET, .role = NTMEM_ROLE_STREAMING, .rank = 40, .requires = CPU_AVX,
 	 .set = ntm_set_nt_avx},
-	{.name = "vec_avx",
-	 .description = "AVX VMOVDQU loads, VMOVDQA stores, cached",
-	 .op = NTMEM_OP_COPY, .role = NTMEM_ROLE_VECTOR, .rank = 2, .requires = CPU_AVX,
-	 .copy = ntm_cached_copy_avx},
+	{.name = "vec_avx2",
+	 .description = "AVX2 VMOVDQU loads, VMOVDQA stores, cached, no loop below 256 B",
+	 .op = NTMEM_OP_COPY, .role = NTMEM_ROLE_VECTOR, .rank = 2, .requires = CPU_AVX2,
+	 .copy = ntm_cached_copy_avx2},
 	{.name = "nt_avx",
 	 .description = "AVX VMOVDQU loads, VMOVNTDQ streaming stores",
 	 .op = NTMEM_OP_COPY, .role = NTMEM_ROLE_STREAMING, .rank = 40, .requires = CPU_AVX,

@@ -149,5 +149,5 @@ static void *entry_copy_flags(void *dst, const void *src, size_t n,
 
 const struct entry_width ntm_entry_portable = {
 	entry_set, entry_copy, entry_set_flags, entry_copy_flags,
-	PORTABLE_SMALL_MAX, "word stores",
+	PORTABLE_SMALL_MAX, "word stores", NULL, NULL,
 };

@@ -13,14 +13,17 @@
 #define VEC_LOADU(p) _mm_loadu_si128(p)
 #define VEC_STOREU(p, v) _mm_storeu_si128((p), (v))
 #define VEC_STORE(p, v) _mm_store_si128((p), (v))
-#define VEC_SMALL_NAME "SSE2 stores"
 #define VEC_STREAM(p, v) _mm_stream_si128((p), (v))
 #define VEC_NAME(stem) ntm_##stem##_sse2
 #include "vector.h"
 
+/* The cached loops are in entry_x86_64.S. */
+void *ntm_cached_set_sse2(void *dst, int c, size_t n);
+void *ntm_cached_copy_sse2(void *dst, const void *src, size_t n);
+
 DEFINE_FAMILY(sse2,
 	{.name = "vec_sse2",
-	 .description = "SSE2 MOVDQA loop, 64 bytes a line, cached",
+	 .description = "SSE2 MOVDQU/MOVDQA stores, cached, no loop below 128 B",
 	 .op = NTMEM_OP_SET, .role = NTMEM_ROLE_VECTOR, .rank = 1, .requires = CPU_SSE2,
 	 .set = ntm_cached_set_sse2},
 	{.name = "nt_sse2",
@@ -28,7 +31,7 @@ DEFINE_FAMILY(sse2,
 	 .op = NTMEM_OP_SET, .role = NTMEM_ROLE_STREAMING, .rank = 20, .requires = CPU_SSE2,
 	 .set = ntm_set_nt_sse2},
 	{.name = "vec_sse2",
-	 .description = "SSE2 MOVDQU loads, MOVDQA stores, cached",
+	 .description = "SSE2 MOVDQU loads, MOVDQA stores, cached, no loop below 128 B",
 	 .op = NTMEM_OP_COPY, .role = NTMEM_ROLE_VECTOR, .rank = 1, .requires = CPU_SSE2,
 	 .copy = ntm_cached_copy_sse2},
 	{.name = "nt_sse2",

@@ -10,12 +10,11 @@
  *   VEC_STREAM(p, v)     aligned streaming store
  *   VEC_NAME(stem)       the function name for stem (set_vec, copy_nt, ...)
  * Defines the static functions VEC_NAME(set_nt) and VEC_NAME(copy_nt)
- * (streaming, in shape.h's loop), the cached VEC_NAME(cached_set) and
- * VEC_NAME(cached_copy) and the small path (small.h), and the entry
- * points of this width (see entry.h).
+ * (streaming, in shape.h's loop, their partial lines by small.h's small
+ * path).  A width whose entry points are written in C includes
+ * entry_c.h after this file; on x86-64 they are in entry_x86_64.S.
  */
 #include "small.h"
-#include "../entry.h"
 #define VEC_PER_LINE (LINE / VEC_BYTES)
 
 #define VEC_SET_LINE(store, d, v)                                  \
@@ -47,52 +46,3 @@
 #define SHAPE_COPY_LINE(d, s) VEC_COPY_LINE(VEC_STREAM, d, s)
 #include "shape.h"
 
-/* The entry points of this width: the small path inline, the ladder
- * beyond it (ntmem.c picks a width once, by CPU, for ntmem_set & co.). */
-__attribute__((target(VEC_TARGET))) void *VEC_NAME(entry_set)(void *dst, int c,
-							       size_t n)
-{
-	if (__builtin_expect(n <= SMALL_MAX, 1)) {
-		VEC_NAME(small_set)(dst, c, n);
-		return dst;
-	}
-	return ntm_set_large(dst, c, n, 0);
-}
-
-__attribute__((target(VEC_TARGET))) void *VEC_NAME(entry_copy)(
-	void *dst, const void *src, size_t n)
-{
-	if (__builtin_expect(n <= SMALL_MAX, 1)) {
-		VEC_NAME(small_copy)(dst, src, n);
-		return dst;
-	}
-	return ntm_copy_large(dst, src, n, 0);
-}
-
-/* flags are valid.  Only NONTEMPORAL leaves the small path: it asks for
- * streaming at any size (but an empty call streams nothing, so it does
- * not fence either). */
-__attribute__((target(VEC_TARGET))) void *VEC_NAME(entry_set_flags)(
-	void *dst, int c, size_t n, unsigned flags)
-{
-	if (n <= SMALL_MAX && (!(flags & NTMEM_F_NONTEMPORAL) || n == 0)) {
-		VEC_NAME(small_set)(dst, c, n);
-		return dst;
-	}
-	return ntm_set_large(dst, c, n, flags);
-}
-
-__attribute__((target(VEC_TARGET))) void *VEC_NAME(entry_copy_flags)(
-	void *dst, const void *src, size_t n, unsigned flags)
-{
-	if (n <= SMALL_MAX && (!(flags & NTMEM_F_NONTEMPORAL) || n == 0)) {
-		VEC_NAME(small_copy)(dst, src, n);
-		return dst;
-	}
-	return ntm_copy_large(dst, src, n, flags);
-}
-
-const struct entry_width VEC_NAME(entry) = {
-	VEC_NAME(entry_set), VEC_NAME(entry_copy), VEC_NAME(entry_set_flags),
-	VEC_NAME(entry_copy_flags), SMALL_MAX, VEC_SMALL_NAME,
-};
