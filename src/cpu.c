@@ -15,6 +15,15 @@
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
 #define NTM_X86 1
+#elif defined(__aarch64__)
+#include <sys/auxv.h>
+#include "sysreg.h"
+#ifndef HWCAP_ASIMD
+#define HWCAP_ASIMD (1ul << 1)
+#endif
+#ifndef HWCAP_CPUID
+#define HWCAP_CPUID (1ul << 11)
+#endif
 #endif
 
 /* One row per feature: the messages ntm_cpu_missing() returns. */
@@ -24,6 +33,7 @@ static const struct {
 	const char *cpu_lacks;
 	const char *os_lacks;   /* NULL: no OS-managed state */
 } feature_table[] = {
+#ifdef NTM_X86
 	{CPU_SSE2, "SSE2", "CPU lacks SSE2", NULL},
 	{CPU_AVX, "AVX", "CPU lacks AVX",
 	 "OS has not enabled AVX state (XCR0)"},
@@ -39,9 +49,21 @@ static const struct {
 	{CPU_CLZERO, "CLZERO", "CPU lacks CLZERO (AMD only)", NULL},
 	{CPU_AVX512VL, "AVX-512VL", "CPU lacks AVX-512VL",
 	 "OS has not enabled AVX-512 state (XCR0)"},
+#elif defined(__aarch64__)
+	/* The OS side of DC ZVA: DZP is set when EL1 or EL2 forbids it
+	 * (SCTLR_EL1.DZE clear, HCR_EL2.TDZ set). */
+	{CPU_ASIMD, "ASIMD", "CPU lacks Advanced SIMD (HWCAP_ASIMD)", NULL},
+	{CPU_DCZVA, "DC-ZVA", "DCZID_EL0 states a DC ZVA block over 2 KiB",
+	 "DC ZVA is prohibited here (DCZID_EL0.DZP is set)"},
+#endif
 };
 
 #define NFEATURES (sizeof feature_table / sizeof feature_table[0])
+#if !defined(NTM_X86) && !defined(__aarch64__)
+/* No feature is known here (only the portable variants build): the loops
+ * over the empty table run zero times, as they should. */
+#pragma GCC diagnostic ignored "-Wtype-limits"
+#endif
 
 const char *ntm_cpu_feature_name(unsigned feature)
 {
@@ -353,7 +375,11 @@ void ntm_cpu_plan(const struct cpu *cpu, struct cache_plan *plan)
 	} else if (c->l3) {
 		say(plan, "L3 %s from %s", size_text(c->l3, a, sizeof a), from);
 	} else {
+#ifdef NTM_X86
 		say(plan, "no L3 size from CPUID or sysfs");
+#else
+		say(plan, "no L3 size from sysfs");
+#endif
 	}
 
 	unsigned shared = fs->l3_shared_by ? fs->l3_shared_by : id->l3_shared_by;
@@ -367,7 +393,100 @@ void ntm_cpu_plan(const struct cpu *cpu, struct cache_plan *plan)
 	if (shared == 0 || shared > cpu->online_cpus)
 		shared = cpu->online_cpus;
 	c->l3_shared_by = shared ? shared : 1;
+	/* AArch64: the line the streaming loops' 64-byte unit fills (a
+	 * 256-byte line, as on A64FX, takes four). */
+	if (cpu->dline)
+		say(plan, "data cache lines of %u B (CTR_EL0)", cpu->dline);
 }
+
+unsigned ntm_dczva_block(uint64_t dczid)
+{
+	unsigned bs = (unsigned)(dczid & 0xf);
+	return bs <= 9 ? 4u << bs : 0;
+}
+
+#if defined(__aarch64__)
+/* Names for MIDR_EL1's implementer codes and for a few parts servers
+ * use; anything else is shown by number. */
+static const struct {
+	unsigned code;
+	const char *name;
+} arm_implementers[] = {
+	{0x41, "ARM"},      {0x42, "Broadcom"}, {0x43, "Cavium"},
+	{0x46, "Fujitsu"},  {0x48, "HiSilicon"}, {0x4e, "NVIDIA"},
+	{0x50, "APM"},      {0x51, "Qualcomm"}, {0x53, "Samsung"},
+	{0x56, "Marvell"},  {0x61, "Apple"},    {0x6d, "Microsoft"},
+	{0xc0, "Ampere"},
+};
+
+static const struct {
+	unsigned implementer, part;
+	const char *name;
+} arm_parts[] = {
+	{0x41, 0xd03, "Cortex-A53"},  {0x41, 0xd04, "Cortex-A35"},
+	{0x41, 0xd07, "Cortex-A57"},  {0x41, 0xd08, "Cortex-A72"},
+	{0x41, 0xd0b, "Cortex-A76"},  {0x41, 0xd0c, "Neoverse-N1"},
+	{0x41, 0xd40, "Neoverse-V1"}, {0x41, 0xd49, "Neoverse-N2"},
+	{0x41, 0xd4f, "Neoverse-V2"}, {0x46, 0x001, "A64FX"},
+	{0xc0, 0xac3, "AmpereOne"},
+};
+
+static void name_arm_cpu(struct cpu *cpu)
+{
+	unsigned implementer = (unsigned)(cpu->midr >> 24) & 0xff;
+	cpu->family = (unsigned)(cpu->midr >> 20) & 0xf;   /* variant */
+	cpu->model = (unsigned)(cpu->midr >> 4) & 0xfff;   /* part number */
+	cpu->stepping = (unsigned)cpu->midr & 0xf;         /* revision */
+	snprintf(cpu->vendor, sizeof cpu->vendor, "0x%02x", implementer);
+	for (size_t i = 0; i < sizeof arm_implementers / sizeof arm_implementers[0]; i++)
+		if (arm_implementers[i].code == implementer)
+			snprintf(cpu->vendor, sizeof cpu->vendor, "%s",
+				 arm_implementers[i].name);
+	for (size_t i = 0; i < sizeof arm_parts / sizeof arm_parts[0]; i++)
+		if (arm_parts[i].implementer == implementer &&
+		    arm_parts[i].part == cpu->model)
+			snprintf(cpu->brand, sizeof cpu->brand, "%s", arm_parts[i].name);
+}
+
+/* MIDR_EL1 from the kernel's emulated read where HWCAP_CPUID says it
+ * has one, else from sysfs; 0 when neither is there. */
+static uint64_t read_midr(unsigned long hwcap)
+{
+	if (hwcap & HWCAP_CPUID)
+		return ntm_sysreg_midr();
+	char text[64];
+	unsigned long long v = 0;
+	if (read_sysfs_line("/sys/devices/system/cpu/cpu0/regs/identification/midr_el1",
+			    text, sizeof text) ||
+	    sscanf(text, "%llx", &v) != 1)
+		return 0;
+	return v;
+}
+
+/* Features from HWCAP (the kernel's word for what user space may use),
+ * DC ZVA from DCZID_EL0, line size from CTR_EL0, the CPU from MIDR_EL1.
+ * Cache sizes are not readable at EL0 (CCSIDR_EL1 is an EL1 register):
+ * they come from sysfs alone. */
+static void detect_aarch64(struct cpu *cpu)
+{
+	unsigned long hwcap = getauxval(AT_HWCAP);
+	if (hwcap & HWCAP_ASIMD)
+		cpu->reported |= CPU_ASIMD;
+	cpu->dczid = ntm_sysreg_dczid();
+	unsigned block = ntm_dczva_block(cpu->dczid);
+	if (block)
+		cpu->reported |= CPU_DCZVA;
+	cpu->usable = cpu->reported;
+	if (cpu->dczid & NTM_DCZID_DZP)
+		cpu->usable &= ~CPU_DCZVA;
+	cpu->zva_block = cpu->usable & CPU_DCZVA ? block : 0;
+	cpu->ctr = ntm_sysreg_ctr();
+	cpu->dline = 4u << ((cpu->ctr >> 16) & 0xf);
+	cpu->midr = read_midr(hwcap);
+	if (cpu->midr)
+		name_arm_cpu(cpu);
+}
+#endif
 
 static struct cpu the_cpu;
 static pthread_once_t cpu_once = PTHREAD_ONCE_INIT;
@@ -376,6 +495,8 @@ static void detect(void)
 {
 #ifdef NTM_X86
 	detect_x86(&the_cpu);
+#elif defined(__aarch64__)
+	detect_aarch64(&the_cpu);
 #endif
 	detect_sysfs(&the_cpu.sysfs_caches);
 	long n = sysconf(_SC_NPROCESSORS_ONLN);
