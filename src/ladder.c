@@ -145,13 +145,13 @@ static int parse_rung(struct ladder *l, enum ntmem_op op, int zero_ok,
 		snprintf(why, why_len, "no %s variant named '%s'", op_word[op], item);
 		return -1;
 	}
-	if ((missing = ntm_variant_unsupported(v))) {
-		snprintf(why, why_len, "%s: %s", item, missing);
-		return -1;
-	}
 	if (v->zero_only && !zero_ok) {
 		snprintf(why, why_len, "%s writes zeros only; this ladder is for "
 			 "other values", item);
+		return -1;
+	}
+	if ((missing = ntm_variant_unsupported(v))) {
+		snprintf(why, why_len, "%s: %s", item, missing);
 		return -1;
 	}
 	if (!colon && !last) {

@@ -23,10 +23,10 @@
 /* The built-in threshold is one thread's share of the last-level cache:
  * above it a clear or copy would evict more than its own share.  The
  * floor: below 8 MiB streaming always lost in the seeds' tables (2-16 MB).
- * The cap keeps a large cache from turning streaming off.  With no size
- * that can be trusted, 64 MiB: at least the L3 of one socket of most
- * servers sold before 2025, so streaming starts late rather than early
- * (early costs bandwidth, late only cache).  A copy touches twice its
+ * With no size that can be trusted, 64 MiB: at least the L3 of one socket
+ * of most servers sold before 2025, so streaming starts late rather than
+ * early (early costs bandwidth, late only cache).  No cap is needed: an
+ * L3 above NTM_MAX_CREDIBLE_L3 is not trusted.  A copy touches twice its
  * size (source and destination), so it streams from half the share. */
 #define THRESHOLD_FLOOR (8 * MiB)
 
@@ -38,7 +38,6 @@
  * table, 1.3-1.7x at 4 KiB-4 MiB), and there a call through the ladder
  * to libc would cost 5-20% of the call. */
 #define ENTRY_LOOP_MAX ((size_t)32 << 10)
-#define THRESHOLD_CAP (256 * MiB)
 #define SHARE_UNKNOWN (64 * MiB)
 
 
@@ -83,9 +82,6 @@ size_t ntm_default_threshold(const struct cpu *cpu, enum ntmem_op op,
 	if (t < THRESHOLD_FLOOR) {
 		t = THRESHOLD_FLOOR;
 		bound = ", raised to the floor";
-	} else if (t > THRESHOLD_CAP) {
-		t = THRESHOLD_CAP;
-		bound = ", lowered to the cap";
 	}
 	char s[32];
 	if (plan.caches.l3)

@@ -1,6 +1,7 @@
-/* test_policy.c - where the policy's values come from: NTMEM_TUNABLES, the
- * calibration profile, the topology default; what is ignored and why; the
- * decision at the threshold; concurrent first calls. */
+/* test_policy.c - where the ladders come from: the built-in default,
+ * NTMEM_TUNABLES, the calibration profile; what is ignored and why; the
+ * precedence between them; the profile path; the process's policy as
+ * ntmem info reports it. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
@@ -18,6 +19,7 @@
 #include "profile.h"
 #include "registry.h"
 
+#define KiB ((size_t)1 << 10)
 #define MiB ((size_t)1 << 20)
 
 static char dir[] = "/tmp/ntmem-policy-test-XXXXXX";
@@ -36,35 +38,50 @@ static const char *first_note(const struct policy *p)
 	return p->note_count ? p->notes[0] : "(no note)";
 }
 
+static int all_default(const struct policy *p)
+{
+	for (int cls = 0; cls < NTM_CLASSES; cls++)
+		for (unsigned i = 0; i < p->ladder[cls].count; i++)
+			if (p->ladder[cls].origin[i] != NTMEM_ORIGIN_DEFAULT)
+				return 0;
+	return 1;
+}
+
+static const char *ladder_text(const struct ladder *l)
+{
+	static char buf[512];
+	if (ntm_ladder_format(l, buf, sizeof buf))
+		snprintf(buf, sizeof buf, "(too long)");
+	return buf;
+}
+
 static void test_defaults(void)
 {
 	ntm_policy_build(&pol, ntm_cpu(), NULL, NULL);
-	char how[160];
-	size_t t = ntm_topology_threshold(ntm_cpu(), how, sizeof how);
-	int ok = pol.note_count == 0 && pol.op[0].threshold == t &&
-		 pol.op[1].threshold == t && t >= 8 * MiB && t <= 256 * MiB &&
-		 pol.op[0].cached == ntm_ranked_variant(NTMEM_OP_SET, 0) &&
-		 pol.op[1].streaming == ntm_ranked_variant(NTMEM_OP_COPY, 1) &&
-		 pol.op[0].threshold_origin == NTMEM_ORIGIN_DEFAULT;
-	t_check(ok, "defaults: ranking and topology threshold within floor and cap",
-		"threshold %zu (%s), notes %d", pol.op[0].threshold, how, pol.note_count);
+	int ok = pol.note_count == 0 && all_default(&pol);
+	for (int cls = 0; cls < NTM_CLASSES; cls++) {
+		enum ntmem_op op = ntm_op_of(cls);
+		const struct ladder *l = &pol.ladder[cls];
+		char how[NTM_NOTE_LEN];
+		size_t t = ntm_default_threshold(ntm_cpu(), op, how, sizeof how);
+		const struct variant *s = ntm_ranked(op, NTMEM_ROLE_STREAMING,
+						     cls == NTMEM_CLASS_SET_ZERO);
+		const struct variant *libc = ntm_ranked(op, NTMEM_ROLE_LIBC, 0);
+		/* [the entry points' own loop,] libc, the best streaming one */
+		unsigned k = l->count == 3 ? 1 : 0;
+		ok &= l->v[k] == libc && l->to[k] == t && s && l->v[k + 1] == s &&
+		      l->streaming == s && l->to[l->count - 1] == SIZE_MAX;
+		if (k)
+			ok &= l->v[0]->role == NTMEM_ROLE_VECTOR && l->to[0] == 32 * KiB;
+	}
+	t_check(ok, "defaults: the entry loop to 32 KiB, libc, then the best "
+		"streaming variant from the topology's threshold", "%s; notes %d",
+		ladder_text(&pol.ladder[0]), pol.note_count);
 }
 
-static void test_tunables(void)
+/* Each bad item is noted with its reason; the ladders stay the default. */
+static void test_bad_tunables(void)
 {
-	ntm_policy_build(&pol, ntm_cpu(),
-			 "set_threshold=64MiB,copy_threshold=max,set_cached=stosq,"
-			 "copy_streaming=nt_sse2,", NULL);
-	const struct op_policy *s = &pol.op[NTMEM_OP_SET], *c = &pol.op[NTMEM_OP_COPY];
-	t_check(pol.note_count == 0 && s->threshold == 64 * MiB &&
-		s->threshold_origin == NTMEM_ORIGIN_ENVIRONMENT &&
-		c->threshold == SIZE_MAX && !strcmp(s->cached->name, "stosq") &&
-		s->cached_origin == NTMEM_ORIGIN_ENVIRONMENT &&
-		!strcmp(c->streaming->name, "nt_sse2") &&
-		s->streaming_origin == NTMEM_ORIGIN_DEFAULT,
-		"tunables: valid keys take effect with origin environment",
-		"notes %d: %s", pol.note_count, first_note(&pol));
-
 	static const struct {
 		const char *tunables, *note_a, *note_b;
 	} bad[] = {
@@ -74,57 +91,37 @@ static void test_tunables(void)
 		{"foo=1", "unknown key 'foo'", NULL},
 		{"set_bogus=1", "unknown key 'set_bogus'", NULL},
 		{"set_threshold", "expected key=value", NULL},
-		{"set_cached=nt_sse2", "nt_sse2 is streaming", NULL},
-		{"copy_streaming=movsb", "movsb is cached", NULL},
-		{"set_streaming=nosuch", "no set variant named 'nosuch'", NULL},
-		{"copy=clzero", "no copy variant named 'clzero'", NULL},
+		{"copy_nonzero_threshold=1MiB", "unknown key 'copy_nonzero_threshold'", NULL},
+		{"set=nosuch", "no set variant named 'nosuch'", NULL},
+		{"copy=libc:8MiB", "takes no size", NULL},
+		{"copy=libc:8MiB,libc:4MiB,libc", "sizes must rise", NULL},
 	};
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		ntm_policy_build(&pol, ntm_cpu(), bad[i].tunables, NULL);
-		char name[128];
-		snprintf(name, sizeof name, "tunables: '%s' ignored: %s%s%s", bad[i].tunables,
-			 bad[i].note_a, bad[i].note_b ? ", " : "",
+		char name[160];
+		snprintf(name, sizeof name, "tunables: '%s' ignored: %s%s%s",
+			 bad[i].tunables, bad[i].note_a, bad[i].note_b ? ", " : "",
 			 bad[i].note_b ? bad[i].note_b : "");
-		int defaults = pol.op[0].threshold_origin == NTMEM_ORIGIN_DEFAULT &&
-			       pol.op[1].threshold_origin == NTMEM_ORIGIN_DEFAULT &&
-			       pol.op[0].cached_origin == NTMEM_ORIGIN_DEFAULT &&
-			       pol.op[1].streaming_origin == NTMEM_ORIGIN_DEFAULT;
-		t_check(pol.note_count == 1 && defaults &&
+		t_check(pol.note_count == 1 && all_default(&pol) &&
 			has_note(&pol, bad[i].note_a, bad[i].note_b) &&
 			has_note(&pol, "NTMEM_TUNABLES", NULL),
 			name, "%d notes: %s", pol.note_count, first_note(&pol));
 	}
 
-	/* set_threshold covers both values unless the non-zero one is given,
-	 * in either order. */
-	ntm_policy_build(&pol, ntm_cpu(), "set_threshold=8MiB", NULL);
-	int both = pol.op[0].threshold == 8 * MiB && pol.op[0].threshold_nonzero == 8 * MiB &&
-		   pol.op[0].threshold_nonzero_origin == NTMEM_ORIGIN_ENVIRONMENT;
-	ntm_policy_build(&pol, ntm_cpu(), "set_nonzero_threshold=64MiB,set_threshold=8MiB", NULL);
-	int split = pol.op[0].threshold == 8 * MiB && pol.op[0].threshold_nonzero == 64 * MiB;
-	ntm_policy_build(&pol, ntm_cpu(), "set_threshold=8MiB,set_nonzero_threshold=max", NULL);
-	split &= pol.op[0].threshold == 8 * MiB && pol.op[0].threshold_nonzero == SIZE_MAX &&
-		 pol.note_count == 0;
-	ntm_policy_build(&pol, ntm_cpu(), "copy_nonzero_threshold=1MiB", NULL);
-	int copy_refused = pol.note_count == 1 &&
-			   has_note(&pol, "unknown key 'copy_nonzero_threshold'", NULL);
-	t_check(both && split && copy_refused,
-		"tunables: set_nonzero_threshold, and set_threshold covering both",
-		"both %d split %d copy_refused %d", both, split, copy_refused);
+	const struct variant *cached = ntm_ranked(NTMEM_OP_SET, NTMEM_ROLE_LIBC, 0);
+	const struct variant *s = ntm_ranked(NTMEM_OP_SET, NTMEM_ROLE_STREAMING, 0);
+	if (s) {
+		char tun[128];
+		snprintf(tun, sizeof tun, "set_cached=%s", s->name);
+		ntm_policy_build(&pol, ntm_cpu(), tun, NULL);
+		int a = pol.note_count == 1 && has_note(&pol, "is streaming", NULL);
+		snprintf(tun, sizeof tun, "set_streaming=%s", cached->name);
+		ntm_policy_build(&pol, ntm_cpu(), tun, NULL);
+		int b = pol.note_count == 1 && has_note(&pol, "is cached", NULL);
+		t_check(a && b, "tunables: a variant of the wrong kind for the key is "
+			"refused", "%s", first_note(&pol));
+	}
 
-	/* A good key after a bad one still counts. */
-	ntm_policy_build(&pol, ntm_cpu(), "set_threshold=1x,set_threshold=3MiB", NULL);
-	t_check(pol.note_count == 1 && pol.op[0].threshold == 3 * MiB,
-		"tunables: a bad pair does not spoil the good ones", "threshold %zu",
-		pol.op[0].threshold);
-
-	/* set=NAME keeps an explicit non-zero threshold given before it. */
-	ntm_policy_build(&pol, ntm_cpu(), "set_nonzero_threshold=1MiB,set=stosq", NULL);
-	t_check(pol.op[0].threshold == SIZE_MAX && pol.op[0].threshold_nonzero == 1 * MiB,
-		"tunables: set=NAME keeps an explicit set_nonzero_threshold",
-		"%zu %zu", pol.op[0].threshold, pol.op[0].threshold_nonzero);
-
-	/* More bad settings than the list holds: the cut is said. */
 	char many[1000] = "";
 	for (int i = 0; i < 20; i++)
 		snprintf(many + strlen(many), sizeof many - strlen(many), "%sbad%d=1",
@@ -134,55 +131,90 @@ static void test_tunables(void)
 		strstr(pol.notes[NTM_MAX_NOTES - 1], "more settings were ignored") &&
 		strstr(pol.notes[0], "bad0"),
 		"tunables: more ignored settings than the list holds are not lost silently",
-		"%d notes, last: %s", pol.note_count,
-		pol.note_count ? pol.notes[pol.note_count - 1] : "");
+		"%d notes", pol.note_count);
 
 	char longval[2048];
 	memset(longval, 'a', sizeof longval - 1);
 	longval[sizeof longval - 1] = '\0';
 	ntm_policy_build(&pol, ntm_cpu(), longval, NULL);
 	t_check(pol.note_count == 1 && has_note(&pol, "longer than", NULL),
-		"tunables: an over-long value is ignored with a note", "%s", first_note(&pol));
+		"tunables: an over-long value is ignored with a note", "%s",
+		first_note(&pol));
+}
 
-	/* Unsupported variants are refused with the CPU's reason. */
-	const struct variant *unsupported = NULL;
+static void test_good_tunables(void)
+{
+	const struct variant *libc = ntm_ranked(NTMEM_OP_SET, NTMEM_ROLE_LIBC, 0);
+	const struct variant *plain = ntm_ranked(NTMEM_OP_SET, NTMEM_ROLE_PLAIN, 0);
+	const struct variant *s = ntm_ranked(NTMEM_OP_SET, NTMEM_ROLE_STREAMING, 0);
+	if (!s) {
+		t_skip("tunables: ladders and edits", "no streaming variant runs here");
+		return;
+	}
+	char tun[256];
+	/* A whole ladder, its rungs as further comma items, and a good key
+	 * after a bad one. */
+	snprintf(tun, sizeof tun, "set=%s:1MiB,%s:64MiB,%s,bogus=1,copy_threshold=max",
+		 libc->name, plain->name, s->name);
+	ntm_policy_build(&pol, ntm_cpu(), tun, NULL);
+	const struct ladder *z = &pol.ladder[NTMEM_CLASS_SET_ZERO];
+	const struct ladder *nz = &pol.ladder[NTMEM_CLASS_SET_NONZERO];
+	const struct ladder *c = &pol.ladder[NTMEM_CLASS_COPY];
+	int ladder = z->count == 3 && z->v[1] == plain && z->to[1] == 64 * MiB &&
+		     z->origin[0] == NTMEM_ORIGIN_ENVIRONMENT && nz->count == 3 &&
+		     nz->v[2] == s;
+	int copy = ntm_ladder_threshold(c) == SIZE_MAX && pol.note_count == 1 &&
+		   has_note(&pol, "bogus", NULL);
+	t_check(ladder && copy, "tunables: set=LADDER for both memset classes, a bad "
+		"item among good ones", "%s; %s", ladder_text(z), first_note(&pol));
+
+	/* set_threshold covers both values unless the non-zero one is given,
+	 * in either order; set_nonzero= only the non-zero ladder. */
+	ntm_policy_build(&pol, ntm_cpu(), "set_threshold=8MiB", NULL);
+	int both = ntm_ladder_threshold(z) == 8 * MiB && ntm_ladder_threshold(nz) == 8 * MiB;
+	ntm_policy_build(&pol, ntm_cpu(),
+			 "set_nonzero_threshold=64MiB,set_threshold=8MiB", NULL);
+	int split = ntm_ladder_threshold(z) == 8 * MiB &&
+		    ntm_ladder_threshold(nz) == 64 * MiB;
+	snprintf(tun, sizeof tun, "set_nonzero=%s,set=%s", plain->name, s->name);
+	ntm_policy_build(&pol, ntm_cpu(), tun, NULL);
+	int own = nz->count == 1 && nz->v[0] == plain && z->count == 1 && z->v[0] == s;
+	t_check(both && split && own && pol.note_count == 0,
+		"tunables: the non-zero ladder follows set= and set_threshold unless "
+		"given its own", "both %d split %d own %d: %s", both, split, own,
+		first_note(&pol));
+
+	const struct variant *clz = NULL;
 	for (int id = 0; id < ntm_variant_count(); id++)
-		if (ntm_variant_unsupported(ntm_variant(id)))
-			unsupported = ntm_variant(id);
-	if (unsupported) {
-		char tun[96];
-		snprintf(tun, sizeof tun, "%s_%s=%s",
-			 unsupported->op == NTMEM_OP_SET ? "set" : "copy",
-			 unsupported->streaming ? "streaming" : "cached", unsupported->name);
+		if (ntm_variant(id)->zero_only && !ntm_variant_unsupported(ntm_variant(id)))
+			clz = ntm_variant(id);
+	if (clz) {
+		snprintf(tun, sizeof tun, "set=%s", clz->name);
 		ntm_policy_build(&pol, ntm_cpu(), tun, NULL);
-		t_check(pol.note_count == 1 &&
-			has_note(&pol, ntm_variant_unsupported(unsupported), NULL),
-			"tunables: a variant this CPU lacks is refused with the reason",
-			"%s", first_note(&pol));
-	} else
-		t_skip("tunables: a variant this CPU lacks is refused",
-		       "this CPU runs every variant");
-
-	ntm_policy_build(&pol, ntm_cpu(), "set=stosq,copy=nt_sse2", NULL);
-	t_check(!strcmp(pol.op[0].cached->name, "stosq") && pol.op[0].threshold == SIZE_MAX &&
-		!strcmp(pol.op[1].streaming->name, "nt_sse2") && pol.op[1].threshold == 0,
-		"tunables: set=NAME and copy=NAME force one variant at every size",
-		"%s %zu %s %zu", pol.op[0].cached->name, pol.op[0].threshold,
-		pol.op[1].streaming->name, pol.op[1].threshold);
+		t_check(z->v[0] == clz && nz->v[0] != clz && ntm_streams(nz->v[0]) &&
+			!nz->v[0]->zero_only && pol.note_count == 0,
+			"tunables: a zero-only variant in set= serves zeros; other values "
+			"stream with the best other variant", "%s", ladder_text(nz));
+	} else {
+		t_skip("tunables: a zero-only variant in set=",
+		       "this CPU runs no zero-only variant");
+	}
 }
 
 static void sample_profile(struct profile *p)
 {
+	const struct variant *libc = ntm_ranked(NTMEM_OP_SET, NTMEM_ROLE_LIBC, 0);
+	const struct variant *plain = ntm_ranked(NTMEM_OP_SET, NTMEM_ROLE_PLAIN, 0);
+	const struct variant *s = ntm_ranked(NTMEM_OP_SET, NTMEM_ROLE_STREAMING, 1);
+	const struct variant *cs = ntm_ranked(NTMEM_OP_COPY, NTMEM_ROLE_STREAMING, 0);
 	ntm_profile_init(p, ntm_cpu());
-	snprintf(p->op[0].cached, NTM_NAME_MAX, "stosq");
-	snprintf(p->op[0].streaming, NTM_NAME_MAX, "nt_sse2");
-	p->op[0].has_threshold = 1;
-	p->op[0].threshold = 100 * MiB;
-	p->op[0].has_nonzero_threshold = 1;
-	p->op[0].nonzero_threshold = 300 * MiB;
-	snprintf(p->op[1].cached, NTM_NAME_MAX, "vec_sse2");
-	p->op[1].has_threshold = 1;
-	p->op[1].threshold = SIZE_MAX;
+	snprintf(p->ladder[0].rungs, sizeof p->ladder[0].rungs, "%s:%zu,%s:%zu,%s",
+		 plain->name, 1 * MiB, libc->name, 100 * MiB, s ? s->name : "libc");
+	snprintf(p->ladder[0].streaming, sizeof p->ladder[0].streaming, "%s",
+		 s ? s->name : "");
+	snprintf(p->ladder[1].rungs, sizeof p->ladder[1].rungs, "%s", plain->name);
+	snprintf(p->ladder[2].rungs, sizeof p->ladder[2].rungs, "libc:%zu,%s",
+		 300 * MiB, cs ? cs->name : "libc");
 }
 
 static void path_in_dir(char *buf, size_t len, const char *name)
@@ -204,17 +236,14 @@ static void test_profile_round_trip(void)
 		"write %d read %d: %s", w, r, why);
 
 	ntm_policy_build(&pol, ntm_cpu(), NULL, path);
-	const struct op_policy *s = &pol.op[0], *c = &pol.op[1];
-	t_check(pol.profile_loaded && pol.note_count == 0 &&
-		!strcmp(s->cached->name, "stosq") && s->cached_origin == NTMEM_ORIGIN_PROFILE &&
-		!strcmp(s->streaming->name, "nt_sse2") && s->threshold == 100 * MiB &&
-		s->threshold_origin == NTMEM_ORIGIN_PROFILE && s->threshold_nonzero == 300 * MiB &&
-		s->threshold_nonzero_origin == NTMEM_ORIGIN_PROFILE && c->threshold == SIZE_MAX &&
-		c->threshold_nonzero == SIZE_MAX &&
-		!strcmp(c->cached->name, "vec_sse2") &&
-		c->streaming_origin == NTMEM_ORIGIN_DEFAULT && !strcmp(pol.profile_path, path),
-		"profile: its values take effect with origin profile",
-		"loaded %d, %s", pol.profile_loaded, first_note(&pol));
+	const struct ladder *z = &pol.ladder[0], *nz = &pol.ladder[1];
+	const struct ladder *c = &pol.ladder[2];
+	t_check(pol.profile_loaded && pol.note_count == 0 && z->count == 3 &&
+		z->to[0] == 1 * MiB && z->to[1] == 100 * MiB &&
+		z->origin[2] == NTMEM_ORIGIN_PROFILE && nz->count == 1 &&
+		c->to[0] == 300 * MiB && !strcmp(pol.profile_path, path),
+		"profile: its ladders take effect with origin profile",
+		"loaded %d, %s; %s", pol.profile_loaded, ladder_text(z), first_note(&pol));
 
 	path_in_dir(path, sizeof path, "absent");
 	ntm_policy_build(&pol, ntm_cpu(), NULL, path);
@@ -235,7 +264,6 @@ static unsigned fnv1a(const char *s)
 	return h;
 }
 
-/* Write text as a profile file. */
 static void write_file(const char *path, const char *text)
 {
 	FILE *f = fopen(path, "w");
@@ -253,31 +281,34 @@ static char *read_file(const char *path)
 	return buf;
 }
 
+/* A well-formed profile file: body lines, then the checksum line. */
+static void write_signed(const char *path, const char *body)
+{
+	char text[4096];
+	snprintf(text, sizeof text, "%send %08x\n", body, fnv1a(body));
+	write_file(path, text);
+}
+
 static void expect_ignored(const char *path, const char *reason, const char *what)
 {
 	char name[160];
 	snprintf(name, sizeof name, "profile ignored: %s", what);
 	ntm_policy_build(&pol, ntm_cpu(), NULL, path);
-	int defaults = pol.op[0].threshold_origin == NTMEM_ORIGIN_DEFAULT &&
-		       pol.op[0].cached_origin == NTMEM_ORIGIN_DEFAULT &&
-		       pol.op[1].threshold_origin == NTMEM_ORIGIN_DEFAULT;
-	t_check(!pol.profile_loaded && defaults && has_note(&pol, path, reason) &&
-		strstr(pol.profile_status, reason), name, "loaded %d: %s",
-		pol.profile_loaded, first_note(&pol));
+	t_check(!pol.profile_loaded && all_default(&pol) &&
+		has_note(&pol, path, reason) && strstr(pol.profile_status, reason),
+		name, "loaded %d: %s", pol.profile_loaded, first_note(&pol));
 }
 
 static void test_bad_profiles(void)
 {
 	struct profile p;
-	char good[256], path[256];
+	char good[256], path[256], text[8192], cut[8192];
 	sample_profile(&p);
 	path_in_dir(good, sizeof good, "good");
 	ntm_profile_write(good, &p, NULL);
-	char text[8192];
 	snprintf(text, sizeof text, "%s", read_file(good));
 
 	path_in_dir(path, sizeof path, "truncated");
-	char cut[8192];
 	snprintf(cut, sizeof cut, "%.*s", (int)(strlen(text) * 2 / 3), text);
 	write_file(path, cut);
 	expect_ignored(path, "truncated", "cut short");
@@ -289,8 +320,8 @@ static void test_bad_profiles(void)
 
 	path_in_dir(path, sizeof path, "flipped");
 	snprintf(cut, sizeof cut, "%s", text);
-	char *th = strstr(cut, "set.threshold 1");
-	th[strlen("set.threshold ")] = '9';
+	char *rung = strstr(cut, ":1048576");
+	rung[1] = '2';
 	write_file(path, cut);
 	expect_ignored(path, "checksum mismatch", "a value changed");
 
@@ -303,9 +334,17 @@ static void test_bad_profiles(void)
 	expect_ignored(path, "not an ntmem profile", "empty file");
 
 	path_in_dir(path, sizeof path, "newer");
-	snprintf(cut, sizeof cut, "ntmem-profile 2\n%s", strchr(text, '\n') + 1);
+	snprintf(cut, sizeof cut, "ntmem-profile 3\n%s", strchr(text, '\n') + 1);
 	write_file(path, cut);
 	expect_ignored(path, "newer", "a newer format");
+
+	/* Format 1 held thresholds; its profiles are set aside, with advice. */
+	path_in_dir(path, sizeof path, "format-1");
+	write_signed(path, "ntmem-profile 1\nset.cached stosb\nset.threshold 12582912\n");
+	expect_ignored(path, "older", "the older format 1 (thresholds)");
+	t_check(has_note(&pol, "calibrate again", NULL),
+		"profile: an old format's note says to calibrate again", "%s",
+		first_note(&pol));
 
 	path_in_dir(path, sizeof path, "foreign");
 	struct profile other = p;
@@ -316,32 +355,26 @@ static void test_bad_profiles(void)
 
 	path_in_dir(path, sizeof path, "other-caches");
 	other = p;
-	other.l3 = 480 * MiB;
+	other.l3 += 4 * MiB;
 	ntm_profile_write(path, &other, NULL);
 	expect_ignored(path, "another CPU", "other cache sizes");
 
 	path_in_dir(path, sizeof path, "nul");
 	FILE *f = fopen(path, "w");
-	fwrite("ntmem-profile 1\n\0end 0\n", 1, 23, f);
+	fwrite("ntmem-profile 2\n\0end 0\n", 1, 23, f);
 	fclose(f);
 	expect_ignored(path, "NUL", "a NUL byte");
 
-	/* A FIFO must not hang the first call that reads it. */
 	path_in_dir(path, sizeof path, "fifo");
 	if (mkfifo(path, 0600) == 0)
 		expect_ignored(path, "not a regular file", "a FIFO, without blocking");
 	else
 		t_fail("profile ignored: a FIFO", "mkfifo: %s", strerror(errno));
 
-	/* A bad line under a good checksum. */
 	path_in_dir(path, sizeof path, "bad-line");
-	char body[256];
-	snprintf(body, sizeof body, "ntmem-profile 1\ncpu.family eleven\n");
-	snprintf(cut, sizeof cut, "%send %08x\n", body, fnv1a(body));
-	write_file(path, cut);
+	write_signed(path, "ntmem-profile 2\ncpu.family eleven\n");
 	expect_ignored(path, "bad line 2", "a bad line under a good checksum");
 
-	/* A profile too large to write is refused, not written short. */
 	path_in_dir(path, sizeof path, "too-large");
 	static char big[12000];
 	memset(big, 'x', sizeof big - 1);
@@ -351,82 +384,39 @@ static void test_bad_profiles(void)
 		"profile: a comment too large to fit is refused, nothing written",
 		"errno %d", errno);
 
-	/* A well-formed profile naming a variant that cannot serve: that
-	 * value is ignored, the rest is used. */
-	path_in_dir(path, sizeof path, "bad-variant");
+	/* A ladder that cannot serve is ignored, the other classes used. */
+	path_in_dir(path, sizeof path, "bad-ladder");
 	other = p;
-	snprintf(other.op[0].cached, NTM_NAME_MAX, "nt_sse2");
-	snprintf(other.op[1].streaming, NTM_NAME_MAX, "nosuch");
+	snprintf(other.ladder[1].rungs, sizeof other.ladder[1].rungs, "nosuch");
 	ntm_profile_write(path, &other, NULL);
 	ntm_policy_build(&pol, ntm_cpu(), NULL, path);
-	t_check(pol.profile_loaded && pol.note_count == 2 &&
-		has_note(&pol, "set.cached", "streaming") &&
-		has_note(&pol, "copy.streaming", "nosuch") &&
-		pol.op[0].threshold == 100 * MiB &&
-		pol.op[0].cached_origin == NTMEM_ORIGIN_DEFAULT,
-		"profile: a variant that cannot serve is ignored, the rest used",
-		"loaded %d notes %d: %s", pol.profile_loaded, pol.note_count, first_note(&pol));
+	t_check(pol.profile_loaded && pol.note_count == 1 &&
+		has_note(&pol, "set_nonzero", "nosuch") &&
+		pol.ladder[0].origin[0] == NTMEM_ORIGIN_PROFILE &&
+		pol.ladder[1].origin[0] == NTMEM_ORIGIN_DEFAULT,
+		"profile: a ladder that cannot serve is ignored, the rest used",
+		"loaded %d notes %d: %s", pol.profile_loaded, pol.note_count,
+		first_note(&pol));
 }
 
 static void test_precedence(void)
 {
 	char path[256];
 	path_in_dir(path, sizeof path, "good");
-	ntm_policy_build(&pol, ntm_cpu(), "set_threshold=5MiB,copy_cached=portable", path);
-	const struct op_policy *s = &pol.op[0], *c = &pol.op[1];
-	t_check(s->threshold == 5 * MiB && s->threshold_origin == NTMEM_ORIGIN_ENVIRONMENT &&
-		!strcmp(s->cached->name, "stosq") && s->cached_origin == NTMEM_ORIGIN_PROFILE &&
-		!strcmp(c->cached->name, "portable") &&
-		c->cached_origin == NTMEM_ORIGIN_ENVIRONMENT &&
-		c->threshold == SIZE_MAX && c->threshold_origin == NTMEM_ORIGIN_PROFILE &&
-		s->streaming_origin == NTMEM_ORIGIN_PROFILE &&
-		c->streaming_origin == NTMEM_ORIGIN_DEFAULT &&
-		s->threshold_nonzero == 5 * MiB &&
-		s->threshold_nonzero_origin == NTMEM_ORIGIN_ENVIRONMENT,
-		"precedence: environment over profile over default, key by key",
-		"set threshold %zu from %d", s->threshold, s->threshold_origin);
-}
-
-static void test_decision(void)
-{
-	ntm_policy_build(&pol, ntm_cpu(), "set_threshold=1MiB", NULL);
-	const struct op_policy *o = &pol.op[0];
-	size_t t = o->threshold;
-	int ok = ntm_choose(o, t - 1, 0, 0) == o->cached &&
-		 ntm_choose(o, t, 0, 0) == o->streaming &&
-		 ntm_choose(o, t + 1, 0, 0) == o->streaming &&
-		 ntm_choose(o, 1, 0, NTMEM_F_NONTEMPORAL) == o->streaming &&
-		 ntm_choose(o, SIZE_MAX, 0, NTMEM_F_TEMPORAL) == o->cached &&
-		 ntm_choose(o, t, 0, NTMEM_F_NOFENCE) == o->streaming;
-	t_check(ok, "decision: cached below the threshold, streaming from it up; flags win",
-		"wrong variant");
-
-	ntm_policy_build(&pol, ntm_cpu(), "set_threshold=1MiB,set_nonzero_threshold=4MiB", NULL);
-	o = &pol.op[0];
-	ok = ntm_choose(o, 2 * MiB, 0, 0) == o->streaming &&
-	     ntm_choose(o, 2 * MiB, 0x100, 0) == o->streaming &&  /* (unsigned char)0 */
-	     ntm_choose(o, 2 * MiB, 0x5a, 0) == o->cached &&
-	     ntm_choose(o, 4 * MiB - 1, -1, 0) == o->cached &&
-	     ntm_choose(o, 4 * MiB, -1, 0) == o->streaming_any_value &&
-	     ntm_choose(o, 1, 0x5a, NTMEM_F_NONTEMPORAL) == o->streaming_any_value &&
-	     ntm_choose(&pol.op[1], 1 * MiB, 0, 0) == pol.op[1].cached;
-	t_check(ok, "decision: memset of other values uses its own threshold",
-		"wrong variant");
-
-	const struct variant *clz = ntm_variant_named(NTMEM_OP_SET, "clzero");
-	if (clz && !ntm_variant_unsupported(clz)) {
-		ntm_policy_build(&pol, ntm_cpu(), "set_streaming=clzero", NULL);
-		o = &pol.op[0];
-		t_check(o->streaming == clz && o->streaming_any_value != clz &&
-			o->streaming_any_value->streaming &&
-			ntm_choose(o, SIZE_MAX, 0, 0) == clz &&
-			ntm_choose(o, SIZE_MAX, 0x100, 0) == clz &&
-			ntm_choose(o, SIZE_MAX, 7, 0) == o->streaming_any_value,
-			"decision: a zero-only streaming variant serves zeros only",
-			"any-value variant %s", o->streaming_any_value->name);
-	} else
-		t_skip("decision: a zero-only streaming variant serves zeros only",
-		       "this CPU lacks CLZERO");
+	ntm_policy_build(&pol, ntm_cpu(), "set_threshold=5MiB,copy_cached=portable",
+			 path);
+	const struct ladder *z = &pol.ladder[0], *c = &pol.ladder[2];
+	/* The profile's set ladder (plain to 1 MiB, libc to 100 MiB, streaming)
+	 * with its threshold moved to 5 MiB; the profile's copy ladder with
+	 * its cached rung replaced. */
+	t_check(z->count == 3 && z->to[0] == 1 * MiB &&
+		z->origin[0] == NTMEM_ORIGIN_PROFILE && z->to[1] == 5 * MiB &&
+		z->origin[1] == NTMEM_ORIGIN_ENVIRONMENT &&
+		!strcmp(c->v[0]->name, "portable") &&
+		c->origin[0] == NTMEM_ORIGIN_ENVIRONMENT && c->to[0] == 300 * MiB &&
+		c->origin[1] == NTMEM_ORIGIN_PROFILE,
+		"precedence: environment edits the profile's ladders, rung by rung",
+		"set %s; copy %s", ladder_text(z), ladder_text(c));
 }
 
 static void test_profile_path(void)
@@ -454,23 +444,21 @@ static void test_profile_path(void)
 		"%d %d %d %d %d %d", a, b, c, d, e, f);
 }
 
-/* Many threads make the process's first calls at once; each must get the
- * right bytes, and all the same policy.  Run in a fresh child. */
+/* Many threads call at once, at sizes on every rung; each gets the right
+ * bytes and the same choices. */
 #define THREADS 16
 static pthread_barrier_t barrier;
 static unsigned char *areas[THREADS];
 static int thread_ok[THREADS];
-static int thread_cached[THREADS];
+static int thread_choice[THREADS];
 
-static void *first_call(void *arg)
+static void *racing_call(void *arg)
 {
 	int i = (int)(intptr_t)arg;
 	pthread_barrier_wait(&barrier);
 	size_t n = (size_t)(i + 1) * 64 * 1024 + (size_t)i;
 	ntmem_set(areas[i], i + 1, n);
-	struct ntmem_policy_info info;
-	ntmem_policy_info(NTMEM_OP_SET, &info);
-	thread_cached[i] = info.cached;
+	thread_choice[i] = ntmem_policy_choice(NTMEM_OP_SET, 1, 1 * MiB, 0);
 	int ok = 1;
 	for (size_t k = 0; k < n; k++)
 		ok &= areas[i][k] == (unsigned char)(i + 1);
@@ -478,33 +466,28 @@ static void *first_call(void *arg)
 	return NULL;
 }
 
-static void test_concurrent_first_calls(void)
+static void test_concurrent_calls(void)
 {
-	pid_t pid = fork();
-	if (pid == 0) {
-		pthread_t t[THREADS];
-		pthread_barrier_init(&barrier, NULL, THREADS);
-		for (int i = 0; i < THREADS; i++) {
-			areas[i] = malloc((size_t)(i + 2) * 64 * 1024 + 64);
-			memset(areas[i], 0xee, (size_t)(i + 2) * 64 * 1024 + 64);
-			pthread_create(&t[i], NULL, first_call, (void *)(intptr_t)i);
-		}
-		int ok = 1;
-		for (int i = 0; i < THREADS; i++) {
-			pthread_join(t[i], NULL);
-			ok &= thread_ok[i] && thread_cached[i] == thread_cached[0];
-		}
-		_exit(ok ? 0 : 1);
+	pthread_t t[THREADS];
+	pthread_barrier_init(&barrier, NULL, THREADS);
+	for (int i = 0; i < THREADS; i++) {
+		areas[i] = malloc((size_t)(i + 2) * 64 * 1024 + 64);
+		memset(areas[i], 0xee, (size_t)(i + 2) * 64 * 1024 + 64);
+		pthread_create(&t[i], NULL, racing_call, (void *)(intptr_t)i);
 	}
-	int status;
-	waitpid(pid, &status, 0);
-	t_check(WIFEXITED(status) && WEXITSTATUS(status) == 0,
-		"16 threads making the first calls at once agree and write correctly",
-		"child status %d", status);
+	int ok = 1;
+	for (int i = 0; i < THREADS; i++) {
+		pthread_join(t[i], NULL);
+		ok &= thread_ok[i] && thread_choice[i] == thread_choice[0];
+		free(areas[i]);
+	}
+	pthread_barrier_destroy(&barrier);
+	t_check(ok, "16 threads calling at once agree and write correctly", "mismatch");
 }
 
-/* End to end: a process reads NTMEM_TUNABLES and NTMEM_PROFILE lazily and
- * "ntmem info --json" reports each value's origin and what it ignored. */
+/* End to end: a process reads NTMEM_TUNABLES and NTMEM_PROFILE as it
+ * loads, and "ntmem info --json" reports each rung's origin and what it
+ * ignored. */
 static void test_info_end_to_end(void)
 {
 	char cmd[1024], *out = NULL, path[256], err[160];
@@ -514,45 +497,45 @@ static void test_info_end_to_end(void)
 		 path, t_ntmem());
 	int status = t_run(cmd, &out, NULL);
 	struct t_json *j = t_json_parse(out, err, sizeof err);
-	const struct t_json *set = t_json_get(t_json_get(j, "policy"), "memset");
-	const struct t_json *th = t_json_get(set, "threshold");
-	const struct t_json *cached = t_json_get(set, "cached");
+	const struct t_json *set = t_json_get(t_json_get(j, "policy"), "set_zero");
+	const struct t_json *rungs = t_json_get(set, "rungs");
 	const struct t_json *ign = t_json_get(j, "ignored");
 	const struct t_json *prof = t_json_get(j, "profile");
-	int ok = status == 0 && j && th && cached && ign && prof &&
-		 t_json_get(th, "bytes")->number == 5.0 * MiB &&
-		 !strcmp(t_json_get(th, "origin")->string, "environment") &&
-		 !strcmp(t_json_get(cached, "name")->string, "stosq") &&
-		 !strcmp(t_json_get(cached, "origin")->string, "profile") &&
-		 strstr(t_json_get(cached, "detail")->string, path) &&
+	int ok = status == 0 && j && rungs && rungs->type == TJ_ARRAY &&
+		 rungs->count == 3 && ign && prof &&
+		 !strcmp(t_json_get(&rungs->items[0], "origin")->string, "profile") &&
+		 strstr(t_json_get(&rungs->items[0], "detail")->string, path) &&
+		 t_json_get(&rungs->items[1], "to")->number == 5.0 * MiB &&
+		 !strcmp(t_json_get(&rungs->items[1], "origin")->string, "environment") &&
 		 ign->type == TJ_ARRAY && ign->count == 1 &&
 		 strstr(ign->items[0].string, "unknown key 'bogus'") &&
 		 t_json_get(prof, "loaded")->boolean;
-	t_check(ok, "info --json: origins, profile path and ignored settings",
-		"status %d %s", status, j ? "" : err);
+	t_check(ok, "info --json: each rung's origin, the profile path, ignored "
+		"settings", "status %d %s", status, j ? "" : err);
 	t_json_free(j);
 	free(out);
 
 	snprintf(cmd, sizeof cmd, "NTMEM_PROFILE=%s/absent %s info", dir, t_ntmem());
 	status = t_run(cmd, &out, NULL);
 	t_check(status == 0 && strstr(out, "no such file") && strstr(out, "NTMEM_PROFILE"),
-		"info: an NTMEM_PROFILE that does not exist is reported", "status %d", status);
+		"info: an NTMEM_PROFILE that does not exist is reported", "status %d",
+		status);
 	free(out);
 }
 
 int main(void)
 {
-	test_concurrent_first_calls();  /* first: before anything initializes */
 	if (!mkdtemp(dir)) {
 		t_fail("mkdtemp", "%s", strerror(errno));
 		return t_finish();
 	}
+	test_concurrent_calls();
 	test_defaults();
-	test_tunables();
+	test_bad_tunables();
+	test_good_tunables();
 	test_profile_round_trip();
 	test_bad_profiles();
 	test_precedence();
-	test_decision();
 	test_profile_path();
 	test_info_end_to_end();
 	char cmd[300];
