@@ -13,7 +13,8 @@
 #define SPAN (MAX_N + 2 * CANARY + 64)
 
 static struct guarded dst, src;
-static unsigned char ref[SPAN], pattern[SPAN + 256];
+/* ref also holds check_move's window: n + shift (< 80) + 2 * CANARY. */
+static unsigned char ref[SPAN + 80], pattern[SPAN + 80 + 256];
 
 /* Known bytes, different for each seed (libc's memcpy: fast, and not the
  * code under test). */
