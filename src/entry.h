@@ -33,9 +33,10 @@ NTM_HIDDEN void *ntm_copy_large(void *dst, const void *src, size_t n,
 				unsigned flags);
 
 /* The widths this build has: x86-64's in entry_x86_64.S (tables in
- * entry_x86.c), the portable one in portable.c. */
+ * entry_x86.c), AArch64's NEON one in neon.c, the portable one in
+ * portable.c. */
 extern const struct entry_width ntm_entry_sse2, ntm_entry_avx2,
-	ntm_entry_evex, ntm_entry_portable;
+	ntm_entry_evex, ntm_entry_neon, ntm_entry_portable;
 
 /* The width this CPU uses: decided from CPUID alone, so it can run before
  * relocation (in an IFUNC resolver). */

@@ -9,10 +9,12 @@
 #include "entry.h"
 #include "fence.h"
 #include "libc.h"
+#include "parallel.h"
 #include "policy.h"
 #include "registry.h"
 
-#define KNOWN_FLAGS (NTMEM_F_TEMPORAL | NTMEM_F_NONTEMPORAL | NTMEM_F_NOFENCE)
+#define KNOWN_FLAGS (NTMEM_F_TEMPORAL | NTMEM_F_NONTEMPORAL | NTMEM_F_NOFENCE | \
+		     NTMEM_F_PARALLEL)
 
 const char *ntmem_version(void)
 {
@@ -118,29 +120,37 @@ static void *set_flagged(void *dst, int c, size_t n, unsigned flags)
 static void *copy_flagged(void *dst, const void *src, size_t n, unsigned flags)
 	__attribute__((ifunc("resolve_copy_flags")));
 #else
+/* One width per architecture: AArch64's NEON (part of every AArch64
+ * Linux target), else plain C. */
+#if defined(__aarch64__)
+#define ENTRY ntm_entry_neon
+#else
+#define ENTRY ntm_entry_portable
+#endif
+
 const struct entry_width *ntm_entry_width(void)
 {
-	return &ntm_entry_portable;
+	return &ENTRY;
 }
 
 void *ntmem_set(void *dst, int c, size_t n)
 {
-	return ntm_entry_portable.set(dst, c, n);
+	return ENTRY.set(dst, c, n);
 }
 
 void *ntmem_copy(void *dst, const void *src, size_t n)
 {
-	return ntm_entry_portable.copy(dst, src, n);
+	return ENTRY.copy(dst, src, n);
 }
 
 static void *set_flagged(void *dst, int c, size_t n, unsigned flags)
 {
-	return ntm_entry_portable.set_flags(dst, c, n, flags);
+	return ENTRY.set_flags(dst, c, n, flags);
 }
 
 static void *copy_flagged(void *dst, const void *src, size_t n, unsigned flags)
 {
-	return ntm_entry_portable.copy_flags(dst, src, n, flags);
+	return ENTRY.copy_flags(dst, src, n, flags);
 }
 #endif
 
@@ -150,6 +160,8 @@ void *ntmem_set_flags(void *dst, int c, size_t n, unsigned flags)
 		errno = EINVAL;
 		return NULL;
 	}
+	if (flags & NTMEM_F_PARALLEL)  /* worker threads: parallel.c */
+		return ntm_parallel_set(dst, c, n, flags);
 	return set_flagged(dst, c, n, flags);
 }
 
@@ -159,6 +171,8 @@ void *ntmem_copy_flags(void *dst, const void *src, size_t n, unsigned flags)
 		errno = EINVAL;
 		return NULL;
 	}
+	if (flags & NTMEM_F_PARALLEL)
+		return ntm_parallel_copy(dst, src, n, flags);
 	return copy_flagged(dst, src, n, flags);
 }
 

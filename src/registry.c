@@ -13,12 +13,13 @@
 extern const struct variant_family ntm_family_rep, ntm_family_sse2,
 	ntm_family_avx, ntm_family_avx512, ntm_family_portable,
 	ntm_family_movnti, ntm_family_movdir64b, ntm_family_clzero,
-	ntm_family_libc;
+	ntm_family_libc, ntm_family_neon, ntm_family_stnp, ntm_family_dc_zva;
 
 static const struct variant_family *const families[] = {
 	&ntm_family_rep,    &ntm_family_sse2,      &ntm_family_avx,
 	&ntm_family_avx512, &ntm_family_portable,  &ntm_family_movnti,
 	&ntm_family_movdir64b, &ntm_family_clzero, &ntm_family_libc,
+	&ntm_family_neon,   &ntm_family_stnp,      &ntm_family_dc_zva,
 };
 
 #define NFAMILIES (sizeof families / sizeof families[0])

@@ -17,7 +17,9 @@ for t in "$@"; do
 	log=$logdir/$t.log
 	# shellcheck disable=SC2086  # the wrapper is a command with arguments
 	# The built-in policy only: neither the user's profile nor tunables.
-	env -u NTMEM_TUNABLES NTMEM_PROFILE=none NTMEM_BIN=$dir/ntmem \
+	# The tool runs under the same wrapper as the tests.
+	env -u NTMEM_TUNABLES NTMEM_PROFILE=none \
+		NTMEM_BIN="${TEST_WRAPPER:+$TEST_WRAPPER }$dir/ntmem" \
 		${TEST_WRAPPER:-} "$dir/tests/$t" >"$log" 2>&1
 	rc=$?
 	# qemu warns about features TCG lacks; that is not our output.

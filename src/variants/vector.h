@@ -40,9 +40,17 @@
 #define SHAPE_VALUE_T VEC_T
 #define SHAPE_VALUE(c) VEC_SPLAT(c)
 
+/* A width whose streaming store writes two vectors at once (AArch64 STNP)
+ * defines VEC_STREAM_LINE(d, v) and VEC_STREAM_COPY_LINE(d, s) for a
+ * whole line instead of VEC_STREAM. */
+#ifndef VEC_STREAM_LINE
+#define VEC_STREAM_LINE(d, v) VEC_SET_LINE(VEC_STREAM, d, v)
+#define VEC_STREAM_COPY_LINE(d, s) VEC_COPY_LINE(VEC_STREAM, d, s)
+#endif
+
 #define SHAPE_SET VEC_NAME(set_nt)
-#define SHAPE_SET_LINE(d, v) VEC_SET_LINE(VEC_STREAM, d, v)
+#define SHAPE_SET_LINE(d, v) VEC_STREAM_LINE(d, v)
 #define SHAPE_COPY VEC_NAME(copy_nt)
-#define SHAPE_COPY_LINE(d, s) VEC_COPY_LINE(VEC_STREAM, d, s)
+#define SHAPE_COPY_LINE(d, s) VEC_STREAM_COPY_LINE(d, s)
 #include "shape.h"
 
