@@ -32,6 +32,12 @@ NO_IDIOM := -fno-builtin $(shell $(CC) -Werror -fno-tree-loop-distribute-pattern
 # Assembly is per architecture: NAME_ARCH.S, ARCH as the compiler's target
 # triplet starts (x86_64, aarch64, ...).
 ARCH        := $(shell $(CC) -dumpmachine | cut -d- -f1)
+
+# A cross compiler's own archiver (aarch64-linux-gnu-ar, ...): make's
+# default "ar" need not know the target's objects.
+ifeq ($(origin AR),default)
+AR := $(shell $(CC) -print-prog-name=ar)
+endif
 LIB_SRC     := $(wildcard src/*.c)
 VARIANT_SRC := $(wildcard src/variants/*.c)
 ASM_SRC     := $(wildcard src/*_$(ARCH).S src/variants/*_$(ARCH).S)
@@ -87,6 +93,8 @@ $(O)/tests/%: tests/%.c $(O)/tests/harness.o $(TOOL_LIB_OBJ) $(STATIC)
 
 # test_fence counts the library's fences by wrapping the one function.
 $(O)/tests/test_fence: TEST_LDFLAGS = -Wl,--wrap=ntm_fence
+# test_dczva makes DCZID_EL0 say DC ZVA is prohibited (on AArch64).
+$(O)/tests/test_dczva: TEST_LDFLAGS = -Wl,--wrap=ntm_sysreg_dczid
 
 tests: $(TESTS) $(TOOL)
 

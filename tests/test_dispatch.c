@@ -1,15 +1,19 @@
 /* test_dispatch.c - the run-time choice of variants on this CPU and on
  * CPUs we only have under emulation.
  *
- * NTMEM_EXPECT_CPU names the CPU model qemu-x86_64 emulates ("nehalem":
- * SSE2 only; "haswell": AVX2 and ERMS, no AVX-512); the test then asserts
- * exactly which variants are reported supported and which ones the
- * automatic path picks.  Natively it checks the registry against the
+ * NTMEM_EXPECT_CPU names the CPU model qemu emulates: for qemu-x86_64
+ * "nehalem" (SSE2 only) and "haswell" (AVX2 and ERMS, no AVX-512); for
+ * qemu-aarch64 "cortex-a57" (64-byte DC ZVA blocks and lines), "a64fx"
+ * (256-byte blocks and lines) and "max" (512-byte blocks, 32-byte
+ * lines); elsewhere "portable" (qemu-riscv64: portable C only).  The test then
+ * asserts exactly which variants are reported supported and which ones
+ * the automatic path picks.  Natively it checks the registry against the
  * kernel's own view of the CPU in /proc/cpuinfo. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cpu.h"
 #include "harness.h"
 #include "ntmem.h"
 
@@ -17,21 +21,39 @@ struct expectation {
 	const char *cpu;
 	const char *supported[2];     /* space-separated names, per op */
 	const char *small_path;       /* the entry points' width */
-	const char *loop;             /* the built-in ladders' first rung */
-	const char *streaming;        /* the built-in ladders' top rung */
+	const char *loop;             /* the built-in ladders' first rung;
+					 NULL: the entries have no loop */
+	const char *streaming[2];     /* per op, the top rung for zeros and
+					 for copies; NULL: nothing streams */
+	const char *features;         /* ntmem_cpu_info's; NULL: not checked */
+	unsigned zva_block, dline;    /* AArch64: DCZID_EL0's block and
+					 CTR_EL0's data line, in bytes */
 };
 
-/* The built-in ladder is the entry points' own vector loop, libc, then
- * the best streaming variant by rank. */
+/* The built-in ladder is the entry points' own vector loop where they
+ * have one, libc, then the best streaming variant by rank. */
 static const struct expectation expected[] = {
+#if defined(__x86_64__)
 	{"nehalem",
 	 {"stosq vec_sse2 portable libc nt_sse2 movnti",
 	  "vec_sse2 portable libc nt_sse2 movnti"},
-	 "SSE2 stores", "vec_sse2", "nt_sse2"},
+	 "SSE2 stores", "vec_sse2", {"nt_sse2", "nt_sse2"}, NULL, 0, 0},
 	{"haswell",
 	 {"stosb stosq vec_sse2 vec_avx2 portable libc nt_sse2 nt_avx movnti",
 	  "movsb vec_sse2 vec_avx2 portable libc nt_sse2 nt_avx movnti"},
-	 "AVX2 stores", "vec_avx2", "nt_avx"},
+	 "AVX2 stores", "vec_avx2", {"nt_avx", "nt_avx"}, NULL, 0, 0},
+#elif defined(__aarch64__)
+#define ARM_SUPPORTED {"portable libc neon stnp dc_zva", "portable libc neon stnp"}
+	{"cortex-a57", ARM_SUPPORTED, "NEON stores", NULL, {"dc_zva", "stnp"},
+	 "ASIMD DC-ZVA", 64, 64},
+	{"a64fx", ARM_SUPPORTED, "NEON stores", NULL, {"dc_zva", "stnp"},
+	 "ASIMD DC-ZVA", 256, 256},
+	{"max", ARM_SUPPORTED, "NEON stores", NULL, {"dc_zva", "stnp"},
+	 "ASIMD DC-ZVA", 512, 32},
+#else
+	{"portable", {"portable libc", "portable libc"}, "word stores", NULL,
+	 {NULL, NULL}, "", 0, 0},
+#endif
 };
 
 static const char *const op_names[2] = {"set", "copy"};
@@ -49,6 +71,60 @@ static const char *variant_name(int id)
 {
 	struct ntmem_variant_info v;
 	return ntmem_variant_info(id, &v) ? "?" : v.name;
+}
+
+/* The built-in ladder of op's first class (zeros, copies). */
+static void check_ladder(const struct expectation *e, int op)
+{
+	const char *want[3];
+	int n = 0;
+	if (e->loop)
+		want[n++] = e->loop;
+	want[n++] = "libc";
+	if (e->streaming[op])
+		want[n++] = e->streaming[op];
+	const char *nontemporal = e->streaming[op] ? e->streaming[op] : "libc";
+
+	struct ntmem_ladder_info l;
+	ntmem_ladder_info(op == 0 ? NTMEM_CLASS_SET_ZERO : NTMEM_CLASS_COPY, &l);
+	int ok = !strcmp(l.small_path, e->small_path) && l.nrungs == n &&
+		 !strcmp(variant_name(l.streaming), nontemporal) &&
+		 l.rung[l.nrungs - 1].origin == NTMEM_ORIGIN_DEFAULT;
+	for (int i = 0; ok && i < n; i++)
+		ok = !strcmp(variant_name(l.rung[i].variant), want[i]);
+
+	char name[160];
+	snprintf(name, sizeof name, "%s: %s takes the %s small path, then %s%s%s%s%s",
+		 e->cpu, op == 0 ? "set of zeros" : "copy", e->small_path, want[0],
+		 n > 1 ? ", " : "", n > 1 ? want[1] : "", n > 2 ? ", " : "",
+		 n > 2 ? want[2] : "");
+	t_check(ok, name, "small path %s, %d rungs: %s ... %s, NONTEMPORAL %s",
+		l.small_path, l.nrungs, variant_name(l.rung[0].variant),
+		variant_name(l.rung[l.nrungs - 1].variant),
+		variant_name(l.streaming));
+}
+
+/* The features named (none of another architecture), and on AArch64
+ * the sizes read from DCZID_EL0 and CTR_EL0. */
+static void check_cpu(const struct expectation *e)
+{
+	char name[160];
+	struct ntmem_cpu_info info;
+	ntmem_cpu_info(&info);
+	if (e->features) {
+		snprintf(name, sizeof name, "%s: features '%s', none missing",
+			 e->cpu, e->features);
+		t_check(!strcmp(info.features, e->features) && !info.missing[0],
+			name, "features '%s', missing '%s'", info.features,
+			info.missing);
+	}
+	if (e->zva_block) {
+		const struct cpu *cpu = ntm_cpu();
+		snprintf(name, sizeof name, "%s: DC ZVA block %u B (DCZID_EL0), data "
+			 "line %u B (CTR_EL0)", e->cpu, e->zva_block, e->dline);
+		t_check(cpu->zva_block == e->zva_block && cpu->dline == e->dline,
+			name, "block %u, line %u", cpu->zva_block, cpu->dline);
+	}
 }
 
 static void check_emulated(const struct expectation *e)
@@ -71,21 +147,9 @@ static void check_emulated(const struct expectation *e)
 			 op_names[op], e->supported[op]);
 		t_check(ok, name, "%s", why);
 
-		struct ntmem_ladder_info l;
-		ntmem_ladder_info(op == 0 ? NTMEM_CLASS_SET_ZERO : NTMEM_CLASS_COPY, &l);
-		snprintf(name, sizeof name, "%s: %s takes the %s small path, then "
-			 "%s, libc and %s", e->cpu, op_names[op], e->small_path,
-			 e->loop, e->streaming);
-		t_check(!strcmp(l.small_path, e->small_path) && l.nrungs == 3 &&
-			!strcmp(variant_name(l.rung[0].variant), e->loop) &&
-			!strcmp(variant_name(l.rung[1].variant), "libc") &&
-			!strcmp(variant_name(l.rung[2].variant), e->streaming) &&
-			!strcmp(variant_name(l.streaming), e->streaming) &&
-			l.rung[2].origin == NTMEM_ORIGIN_DEFAULT,
-			name, "small path %s, %d rungs: %s, %s", l.small_path,
-			l.nrungs, variant_name(l.rung[0].variant),
-			variant_name(l.rung[l.nrungs - 1].variant));
+		check_ladder(e, op);
 	}
+	check_cpu(e);
 }
 
 /* The kernel lists a flag only if the CPU has it and the kernel enabled
@@ -95,7 +159,7 @@ static void check_native(void)
 	FILE *f = fopen("/proc/cpuinfo", "r");
 	char line[8192], flags[8192] = "";
 	while (f && fgets(line, sizeof line, f))
-		if (!strncmp(line, "flags", 5)) {
+		if (!strncmp(line, "flags", 5) || !strncmp(line, "Features", 8)) {
 			snprintf(flags, sizeof flags, "%s", strchr(line, ':') + 1);
 			flags[strcspn(flags, "\n")] = ' ';
 			break;
@@ -104,7 +168,7 @@ static void check_native(void)
 		fclose(f);
 	if (!flags[0]) {
 		t_skip("native: registry agrees with /proc/cpuinfo",
-		       "no flags line in /proc/cpuinfo (not x86 Linux?)");
+		       "no flags or Features line in /proc/cpuinfo");
 		return;
 	}
 	static const struct {
@@ -114,6 +178,7 @@ static void check_native(void)
 		{"AVX-512F", "avx512f"}, {"AVX-512BW", "avx512bw"},
 		{"ERMS", "erms"},   {"FSRM", "fsrm"},      {"MOVDIR64B", "movdir64b"},
 		{"CLZERO", "clzero"},
+		{"ASIMD", "asimd"},
 	};
 	int ok = 1;
 	char why[256] = "";
@@ -135,6 +200,14 @@ static void check_native(void)
 	}
 	t_check(ok, "native: every variant's support agrees with /proc/cpuinfo", "%s", why);
 
+	/* An architecture with no streaming variant (only the portable ones)
+	 * falls back on its cached one for NTMEM_F_NONTEMPORAL. */
+	int any_streaming = 0;
+	for (int id = 0; id < ntmem_variant_count(); id++) {
+		struct ntmem_variant_info v;
+		ntmem_variant_info(id, &v);
+		any_streaming |= v.streaming && v.supported;
+	}
 	for (int cls = 0; cls < 3; cls++) {
 		struct ntmem_ladder_info l;
 		ntmem_ladder_info(cls, &l);
@@ -149,7 +222,8 @@ static void check_native(void)
 		char name[96];
 		snprintf(name, sizeof name, "native: ladder %d has only supported "
 			 "rungs, and streams with %s", cls, s.name);
-		t_check(good && s.supported && s.streaming, name, "%d rungs", l.nrungs);
+		t_check(good && s.supported && (s.streaming || !any_streaming), name,
+			"%d rungs", l.nrungs);
 	}
 }
 

@@ -1,8 +1,11 @@
 /* test_fence.c - the fence contract, checked where it is decided: every
  * call that streams ends with exactly one fence unless NTMEM_F_NOFENCE,
  * and no cached call fences.  (A reader thread cannot show a missing
- * SFENCE on x86, which almost never reorders in practice.)  Linked with
- * -Wl,--wrap=ntm_fence, so the library's fence calls come here first. */
+ * SFENCE on x86, which almost never reorders in practice, nor a missing
+ * DMB under qemu on an x86 host.)  Linked with -Wl,--wrap=ntm_fence, so
+ * the library's fence calls come here first.  On AArch64 the fence must
+ * be DMB ISHST (src/fence.c says why). */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -39,6 +42,30 @@ static int copy_fences(unsigned flags)
 	return fences;
 }
 
+/* The instruction the fence is made of, looked for in its first bytes:
+ * what fence.c argues for is what runs. */
+static void test_fence_instruction(void)
+{
+#if defined(__aarch64__)
+	const uint32_t dmb_ishst = 0xd5033abf, ret = 0xd65f03c0;
+	const uint32_t *code = (const uint32_t *)(uintptr_t)&__real_ntm_fence;
+	int found = 0, i = 0;
+	for (; i < 16 && code[i] != ret; i++)
+		found |= code[i] == dmb_ishst;
+	t_check(found, "AArch64: ntm_fence is DMB ISHST", "not in its %d "
+		"instructions before RET", i);
+#elif defined(__x86_64__)
+	const unsigned char *code = (const unsigned char *)(uintptr_t)&__real_ntm_fence;
+	int found = 0;
+	for (int i = 0; i < 32 && !found; i++)
+		found = code[i] == 0x0f && code[i + 1] == 0xae && code[i + 2] == 0xf8;
+	t_check(found, "x86-64: ntm_fence is SFENCE", "not in its first 32 bytes");
+#else
+	t_skip("the fence instruction", "nothing streams on this architecture: "
+	       "the fence is the compiler's full fence");
+#endif
+}
+
 int main(int argc, char **argv)
 {
 	(void)argc;
@@ -47,6 +74,7 @@ int main(int argc, char **argv)
 		"NTMEM_PROFILE=none",
 		"NTMEM_TUNABLES=set_threshold=32KiB,copy_threshold=32KiB", NULL};
 	t_reexec_with(argv, env);
+	test_fence_instruction();
 
 	struct ntmem_ladder_info l;
 	ntmem_ladder_info(NTMEM_CLASS_SET_NONZERO, &l);
