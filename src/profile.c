@@ -14,6 +14,7 @@
 
 #include "ntmem.h"
 #include "ladder.h"
+#include "outfile.h"
 
 #define PROFILE_MAX_BYTES 65536
 
@@ -244,25 +245,6 @@ static void append(char *buf, size_t size, size_t *len, const char *fmt, ...)
 	va_end(ap);
 }
 
-static int mkdir_parents(const char *path)
-{
-	char dir[4096];
-	if (strlen(path) >= sizeof dir) {
-		errno = ENAMETOOLONG;
-		return -1;
-	}
-	strcpy(dir, path);
-	for (char *s = dir + 1; *s; s++) {
-		if (*s != '/')
-			continue;
-		*s = '\0';
-		if (mkdir(dir, 0755) && errno != EEXIST)
-			return -1;
-		*s = '/';
-	}
-	return 0;
-}
-
 int ntm_profile_write(const char *path, const struct profile *p,
 		      const char *comment)
 {
@@ -298,43 +280,9 @@ int ntm_profile_write(const char *path, const struct profile *p,
 	}
 	append(text, sizeof text, &len, "end %08x\n", fnv1a(text, len));
 
-	if (mkdir_parents(path))
-		return -1;
-	char tmp[4096];
-	if ((size_t)snprintf(tmp, sizeof tmp, "%s.XXXXXX", path) >= sizeof tmp) {
-		errno = ENAMETOOLONG;
-		return -1;
-	}
-	int fd = mkstemp(tmp);
-	if (fd < 0)
-		return -1;
-	size_t done = 0;
-	while (done < len) {
-		ssize_t w = write(fd, text + done, len - done);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			goto fail;
-		done += (size_t)w;
-	}
-	if (fchmod(fd, 0644) || fsync(fd))
-		goto fail;
-	if (close(fd)) {
-		fd = -1;
-		goto fail;
-	}
-	if (rename(tmp, path)) {
-		fd = -1;
-		goto fail;
-	}
-	return 0;
-fail:;
-	int saved = errno;
-	if (fd >= 0)
-		close(fd);
-	unlink(tmp);
-	errno = saved;
-	return -1;
+	/* The shared writer: the directory made 0700, the file created with
+	 * the umask respected, a link followed, replaced atomically. */
+	return ntm_outfile_write(path, text, len, NTM_OUTFILE_MKDIR);
 }
 
 int ntm_profile_path(char *buf, size_t len, const char **why)
