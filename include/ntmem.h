@@ -11,7 +11,8 @@
  * Thread safety: every function may be called from any thread at any
  * time.  The library's constructor builds the policy once; calls only
  * read it.  ntmem_set, ntmem_copy, their _flags forms and ntmem_fence
- * take no lock and never allocate, so they are also async-signal-safe.
+ * take no lock and never allocate, so they are also async-signal-safe
+ * (except calls with NTMEM_F_PARALLEL, which may start threads).
  *
  * The library never prints, never exits, and never fails because of a bad
  * environment variable or calibration profile: it ignores the setting and
@@ -304,6 +305,143 @@ struct ntmem_cpu_info {
 /* Fill *info.  Returns 0, or -1 with errno EINVAL.  The strings live as
  * long as the process. */
 int ntmem_cpu_info(struct ntmem_cpu_info *info);
+
+/* ------------------------------------------------------------------ */
+/* Huge extents: parallel calls, a hot region, prefaulting             */
+/* ------------------------------------------------------------------ */
+
+/*
+ * NTMEM_F_PARALLEL, for ntmem_set_flags(), ntmem_copy_flags(), the _opts
+ * calls below and ntmem_populate(): split the extent over worker threads
+ * and return when every part is done.
+ *
+ *   - The result is the same as without the flag: memset's, memcpy's
+ *     (memmove's, when the buffers overlap: those are never split).
+ *   - Threads: opts->threads if given, else the CPUs in the calling
+ *     thread's affinity mask, at most 64, the caller included; fewer
+ *     when each would get less than the minimum chunk (opts->min_chunk,
+ *     else 4 MiB).  A call too small for two threads runs as without
+ *     the flag, at the same cost.
+ *   - Parts have about equal bytes and end on 64-byte lines, so no two
+ *     threads write one line; on 4 KiB or 2 MiB boundaries where the
+ *     extent allows, so that a page (and its NUMA node) is one thread's.
+ *   - Every part uses the variant the policy picks for the size of the
+ *     whole extent, not of the part: the parts are written at once and
+ *     all pass through the same last-level cache, so it is the whole
+ *     extent that fits there or not.  ntmem_policy_choice() for n says
+ *     which.
+ *   - Each thread fences its own streaming stores before the call
+ *     returns; NTMEM_F_NOFENCE skips only the calling thread's fence,
+ *     so ntmem_fence() before publishing still suffices.
+ *   - NUMA: each part goes to a thread pinned to a CPU of the node its
+ *     pages live on (asked of the kernel with move_pages, without moving
+ *     them); pages not yet present go anywhere, and the first thread
+ *     to touch them places them.  Workers are pinned to one CPU each,
+ *     never the caller's.
+ *
+ * The workers are a pool, started by the first call that needs them and
+ * reused: at most one call uses it at a time, and a call that finds it
+ * in use runs on the calling thread alone (never waits, never
+ * deadlocks).  A call whose threads cannot be created completes on the
+ * threads it has.  The child of fork() starts a fresh pool on its first
+ * parallel call.  The pool is stopped and joined at exit and at
+ * dlclose().  Workers block asynchronous signals.
+ *
+ * Calls with NTMEM_F_PARALLEL are not async-signal-safe (they may create
+ * threads); every other call keeps its safety.
+ */
+#define NTMEM_F_PARALLEL 0x20u
+
+/*
+ * Options for the calls below.  Zero-initialise it and set what you need:
+ * every zero field means "as by default".
+ */
+struct ntmem_opts {
+	unsigned flags;       /* NTMEM_F_*, as for ntmem_set_flags() */
+	unsigned threads;     /* with NTMEM_F_PARALLEL: at most this many
+				 threads, the caller included; 0: the
+				 policy's.  More than the CPUs is allowed
+				 (then they share CPUs). */
+	size_t min_chunk;     /* with NTMEM_F_PARALLEL: the fewest bytes
+				 worth a thread; 0: the policy's */
+	size_t hot_off;       /* the hot region: bytes [hot_off, hot_off +
+				 hot_len) of the extent, which the caller
+				 reads right away; */
+	size_t hot_len;       /* 0: none */
+};
+
+/*
+ * ntmem_set_opts, ntmem_copy_opts - ntmem_set_flags() and
+ * ntmem_copy_flags() with options.  opts NULL means all zero.
+ *
+ * With a hot region, the rest of the extent is written first, with
+ * streaming stores (NTMEM_F_TEMPORAL: cached ones), in parallel with
+ * NTMEM_F_PARALLEL; then the hot region, last, with cached stores, by
+ * the calling thread, so that it is in that thread's cache when the call
+ * returns.  This is how Linux clears a huge page: the sub-page that
+ * faulted last, through the cache.
+ *
+ * Returns dst, or NULL with errno EINVAL, having written nothing, for
+ * bad flags (as the _flags calls) or a hot region that does not lie
+ * inside the extent (hot_off + hot_len > n).
+ */
+void *ntmem_set_opts(void *dst, int c, size_t n, const struct ntmem_opts *opts);
+void *ntmem_copy_opts(void *dst, const void *src, size_t n,
+		      const struct ntmem_opts *opts);
+
+/*
+ * ntmem_populate - fault in, for writing, every page that holds a byte of
+ * [addr, addr + len), as a first write would, without changing a byte:
+ * the kernel clears fresh pages, and with NTMEM_F_PARALLEL it does so on
+ * several threads at once (threads, minimum chunk and NUMA placement as
+ * above; parts end on 1 GiB, 2 MiB or 4 KiB boundaries as the range
+ * allows, so a huge page is one thread's).
+ *
+ * Uses madvise(MADV_POPULATE_WRITE) where the kernel has it (Linux 5.14
+ * and later), else writes each page (an atomic add of 0 to one byte), a
+ * fault there caught and turned into the error madvise would give.
+ * Either way a page that cannot be had is an error, never a SIGBUS.
+ *
+ * Returns 0, or -1 with errno (pages before the failing one may have been
+ * faulted in):
+ *   EINVAL  flags other than NTMEM_F_PARALLEL, a hot region in opts,
+ *           addr + len wraps; a page
+ *           that may not be written (PROT_READ, PROT_NONE), or that
+ *           cannot be populated (VM_IO, VM_PFNMAP);
+ *   ENOMEM  a page is not mapped, or memory ran out;
+ *   EFAULT  a page could not be faulted in where a write would have
+ *           raised SIGBUS: hugetlb pages ran out (MAP_NORESERVE), a
+ *           file mapping beyond the end of its file;
+ *   EINTR, EHWPOISON and others as madvise(2) gives them.
+ * len == 0 returns 0.  Not async-signal-safe.
+ */
+int ntmem_populate(void *addr, size_t len, unsigned flags);
+int ntmem_populate_opts(void *addr, size_t len, const struct ntmem_opts *opts);
+
+/* What parallel calls of the calling thread would use now, and how the
+ * pool has fared; for "ntmem info" and the benchmarks. */
+struct ntmem_parallel_info {
+	unsigned threads;          /* threads with opts->threads == 0 */
+	const char *threads_how;   /* where that came from, in words */
+	size_t min_chunk;          /* with opts->min_chunk == 0 */
+	unsigned max_threads;      /* the most one call uses (64) */
+	unsigned cpus_allowed;     /* CPUs the workers may use (the
+				      process's cpuset), whatever the calling
+				      thread is pinned to; 0: not known yet */
+	unsigned nodes;            /* NUMA nodes with those CPUs; 0: not
+				      known yet */
+	unsigned workers;          /* pool threads alive now */
+	unsigned long long calls;  /* calls that ran on two threads or more */
+	unsigned long long busy;   /* parallel calls that found the pool in
+				      use and ran alone */
+	unsigned long long create_failed; /* threads that could not be
+					     created */
+	int populate_write;        /* 1: ntmem_populate uses
+				      MADV_POPULATE_WRITE; 0: it writes */
+};
+
+/* Fill *info.  Returns 0, or -1 with errno EINVAL.  Starts no thread. */
+int ntmem_parallel_info(struct ntmem_parallel_info *info);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,204 @@
+/* populate.c - fault a mapping in for writing, on several threads: the
+ * kernel's own clearing of fresh pages, made parallel.
+ *
+ * MADV_POPULATE_WRITE (Linux 5.14) reports a page it cannot have as an
+ * error.  Without it each page is written once, under a guard: a
+ * per-thread sigsetjmp that the SIGSEGV/SIGBUS handler jumps back to
+ * when the fault lies in the range being written, and that hands every
+ * other fault on to the handler that was there before.  The handler is
+ * installed only while such a call runs. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdint.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "ntmem.h"
+#include "parallel.h"
+
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23
+#endif
+
+int ntm_populate_force_touch;
+
+static int populate_write_state;  /* 0 unknown, 1 works, 2 absent */
+
+int ntm_populate_writes(void)
+{
+	int s = __atomic_load_n(&populate_write_state, __ATOMIC_RELAXED);
+	if (s == 0) {
+		/* The kernel checks the advice before the length: a length
+		 * of 0 answers "known?" and touches nothing. */
+		int saved = errno;
+		void *somewhere = (void *)(uintptr_t)sysconf(_SC_PAGESIZE);
+		s = madvise(somewhere, 0, MADV_POPULATE_WRITE) ? 2 : 1;
+		errno = saved;
+		__atomic_store_n(&populate_write_state, s, __ATOMIC_RELAXED);
+	}
+	return s == 1 && !__atomic_load_n(&ntm_populate_force_touch, __ATOMIC_RELAXED);
+}
+
+static int madvise_piece(const struct extent_work *w, size_t off, size_t len)
+{
+	int saved = errno;
+	int e = madvise(w->dst + off, len, MADV_POPULATE_WRITE) ? errno : 0;
+	errno = saved;
+	return e;
+}
+
+/* The guard of the calling thread's touch loop. */
+struct touch_guard {
+	sigjmp_buf back;
+	uintptr_t lo, hi;                /* the range being written */
+	volatile sig_atomic_t armed;
+	volatile int sig, code;          /* the fault caught */
+};
+static __thread struct touch_guard guard;
+
+static struct sigaction before[2];   /* SIGSEGV's, SIGBUS's */
+static unsigned guard_users;
+static pthread_mutex_t guard_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* A fault that is not ours: as if this handler were not there. */
+static void hand_on(int sig, siginfo_t *si, void *context)
+{
+	const struct sigaction *old = &before[sig == SIGBUS];
+	if (old->sa_flags & SA_SIGINFO) {
+		old->sa_sigaction(sig, si, context);
+	} else if (old->sa_handler != SIG_DFL && old->sa_handler != SIG_IGN) {
+		old->sa_handler(sig);
+	} else {
+		/* Returning re-runs the faulting instruction, which now
+		 * meets the default action (a kernel-sent fault cannot be
+		 * ignored). */
+		signal(sig, SIG_DFL);
+	}
+}
+
+static void on_fault(int sig, siginfo_t *si, void *context)
+{
+	struct touch_guard *g = &guard;
+	uintptr_t a = (uintptr_t)si->si_addr;
+	if (g->armed && si->si_code > 0 && a >= g->lo && a < g->hi) {
+		g->armed = 0;
+		g->sig = sig;
+		g->code = si->si_code;
+		siglongjmp(g->back, 1);
+	}
+	hand_on(sig, si, context);
+}
+
+static void guard_install(void)
+{
+	pthread_mutex_lock(&guard_lock);
+	if (guard_users++ == 0) {
+		struct sigaction sa = {.sa_sigaction = on_fault,
+				       .sa_flags = SA_SIGINFO | SA_ONSTACK};
+		sigemptyset(&sa.sa_mask);
+		sigaction(SIGSEGV, &sa, &before[0]);
+		sigaction(SIGBUS, &sa, &before[1]);
+	}
+	pthread_mutex_unlock(&guard_lock);
+}
+
+/* Put the old handlers back, unless the program has installed its own
+ * since. */
+static void guard_remove(void)
+{
+	pthread_mutex_lock(&guard_lock);
+	if (--guard_users == 0) {
+		static const int sigs[2] = {SIGSEGV, SIGBUS};
+		for (int i = 0; i < 2; i++) {
+			struct sigaction now;
+			if (!sigaction(sigs[i], NULL, &now) &&
+			    (now.sa_flags & SA_SIGINFO) && now.sa_sigaction == on_fault)
+				sigaction(sigs[i], &before[i], NULL);
+		}
+	}
+	pthread_mutex_unlock(&guard_lock);
+}
+
+/* What madvise would have said about the fault caught. */
+static int fault_errno(int sig, int code)
+{
+	if (sig == SIGBUS)
+		return EFAULT;
+	if (code == SEGV_MAPERR)
+		return ENOMEM;
+	if (code == SEGV_ACCERR)
+		return EINVAL;
+	return EFAULT;
+}
+
+/* One write a page that changes no byte: an atomic add of zero, so that
+ * a store of another thread in between is never lost. */
+static inline void touch(unsigned char *p)
+{
+	__atomic_fetch_add((volatile unsigned char *)p, 0, __ATOMIC_RELAXED);
+}
+
+static int touch_piece(const struct extent_work *w, size_t off, size_t len)
+{
+	struct touch_guard *g = &guard;
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	g->lo = (uintptr_t)(w->dst + off);
+	g->hi = g->lo + len;
+	if (sigsetjmp(g->back, 1))
+		return fault_errno(g->sig, g->code);
+	g->armed = 1;
+	for (size_t i = 0; i < len; i += page)
+		touch(w->dst + off + i);
+	g->armed = 0;
+	return 0;
+}
+
+int ntmem_populate_opts(void *addr, size_t len, const struct ntmem_opts *opts)
+{
+	struct ntmem_opts o = {0};
+	if (opts)
+		o = *opts;
+	uintptr_t a = (uintptr_t)addr;
+	if ((o.flags & ~NTMEM_F_PARALLEL) || o.hot_off || o.hot_len ||
+	    len > UINTPTR_MAX - a) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (len == 0)
+		return 0;
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	uintptr_t start = a & ~(page - 1);
+	uintptr_t end = (a + len + page - 1) & ~(page - 1);
+	if (end <= start) {  /* the last page ends at the top of memory */
+		errno = EINVAL;
+		return -1;
+	}
+	/* Parts end on a 1 GiB or 2 MiB page where they can, so that one
+	 * thread clears each huge page; else on a page. */
+	const size_t grains[] = {(size_t)1 << 30, (size_t)2 << 20, page};
+	int writes = ntm_populate_writes();
+	struct extent_work w = {.fn = writes ? madvise_piece : touch_piece,
+				.dst = (unsigned char *)start};
+	struct span all = {0, end - start};
+	if (!writes)
+		guard_install();
+	int e = ntm_extent_run(&w, &all, 1,
+			       o.flags & NTMEM_F_PARALLEL ? o.threads : 1,
+			       o.min_chunk, grains, 3);
+	if (!writes)
+		guard_remove();
+	if (e) {
+		errno = e;
+		return -1;
+	}
+	return 0;
+}
+
+int ntmem_populate(void *addr, size_t len, unsigned flags)
+{
+	struct ntmem_opts o = {.flags = flags};
+	return ntmem_populate_opts(addr, len, &o);
+}
