@@ -355,6 +355,10 @@ void ntm_cpu_plan(const struct cpu *cpu, struct cache_plan *plan)
 	const struct cache_info *id = &cpu->cpuid_caches, *fs = &cpu->sysfs_caches;
 	char a[32], b[32];
 	memset(plan, 0, sizeof *plan);
+	/* AArch64: the line the streaming loops' 64-byte unit fills (a
+	 * 256-byte line, as on A64FX, takes four). */
+	if (cpu->dline)
+		say(plan, "data cache lines of %u B (CTR_EL0)", cpu->dline);
 	struct cache_info *c = &plan->caches;
 	*c = id->l3 ? *id : *fs;
 	const char *from = id->l3 ? "CPUID" : fs->l3 ? "sysfs" : NULL;
@@ -393,10 +397,6 @@ void ntm_cpu_plan(const struct cpu *cpu, struct cache_plan *plan)
 	if (shared == 0 || shared > cpu->online_cpus)
 		shared = cpu->online_cpus;
 	c->l3_shared_by = shared ? shared : 1;
-	/* AArch64: the line the streaming loops' 64-byte unit fills (a
-	 * 256-byte line, as on A64FX, takes four). */
-	if (cpu->dline)
-		say(plan, "data cache lines of %u B (CTR_EL0)", cpu->dline);
 }
 
 unsigned ntm_dczva_block(uint64_t dczid)

@@ -227,11 +227,47 @@ static void check_native(void)
 	}
 }
 
+/* "ntmem info" lists every variant under its operation, with the role
+ * and support the library reports ("  NAME ROLE yes|no ..."). */
+static void check_info_lists_variants(void)
+{
+	char cmd[512], *out = NULL;
+	snprintf(cmd, sizeof cmd, "%s info", t_ntmem());
+	int status = t_run(cmd, &out, NULL);
+	char *copy_part = out ? strstr(out, "\nVariants: memcpy\n") : NULL;
+	int ok = status == 0 && out && strstr(out, "\nVariants: memset\n") && copy_part;
+	char why[160] = "";
+	for (int id = 0; ok && id < ntmem_variant_count(); id++) {
+		struct ntmem_variant_info v;
+		ntmem_variant_info(id, &v);
+		char *from = v.op == NTMEM_OP_SET ? out : copy_part;
+		char *to = v.op == NTMEM_OP_SET ? copy_part : NULL;
+		int found = 0;
+		for (char *line = from; line && (!to || line < to) && !found;
+		     line = strchr(line + 1, '\n')) {
+			char name[64], role[32], yes[8];
+			found = sscanf(line, " %63s %31s %7s", name, role, yes) == 3 &&
+				!strcmp(name, v.name) &&
+				!strcmp(role, ntmem_role_name(v.role)) &&
+				!strcmp(yes, v.supported ? "yes" : "no");
+		}
+		if (!found) {
+			ok = 0;
+			snprintf(why, sizeof why, "no line '%s %s %s'", v.name,
+				 ntmem_role_name(v.role), v.supported ? "yes" : "no");
+		}
+	}
+	t_check(ok, "ntmem info lists every variant with its support",
+		"status %d: %s", status, why);
+	free(out);
+}
+
 int main(void)
 {
 	/* tests/run.sh runs every test with NTMEM_PROFILE=none and no
 	 * NTMEM_TUNABLES: the library reads them as it is loaded. */
 	const char *cpu = getenv("NTMEM_EXPECT_CPU");
+	check_info_lists_variants();
 	if (!cpu || !*cpu) {
 		check_native();
 		return t_finish();

@@ -4,6 +4,7 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "emulation.h"
 #include "ntmem.h"
 
 static const struct {
@@ -30,6 +31,20 @@ static void usage(FILE *f)
 		   "  -V, --version  show the version\n");
 }
 
+/* The commands that measure or describe the machine say so when it may
+ * be an emulator (see emulation.c), on stderr. */
+static void note_emulation(const char *cmd)
+{
+	static const char *const describe_machine[] = {"info", "bench",
+						      "calibrate", "pollution"};
+	const char *why = tool_emulation_reason();
+	for (size_t i = 0; why && i < sizeof describe_machine / sizeof describe_machine[0]; i++)
+		if (!strcmp(cmd, describe_machine[i]))
+			fprintf(stderr, "ntmem: note: maybe not real hardware (%s): "
+				"timings and cache sizes under emulation are not "
+				"meaningful\n", why);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
@@ -48,6 +63,7 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
 		if (!strcmp(cmd, commands[i].name)) {
 			cli_command = commands[i].name;
+			note_emulation(cmd);
 			return commands[i].run(argc - 1, argv + 1);
 		}
 	cli_usage_error("unknown command '%s'", cmd);
