@@ -23,14 +23,22 @@ static size_t count_argv(char **argv)
 	return n;
 }
 
+/* What the command does before measuring: parse, then plan.  0 or -1. */
+static int parse_and_plan(int argc, char **argv, struct bench_opts *o,
+			  struct cli_error *e)
+{
+	return bench_parse(argc, argv, o, e) || bench_plan(o, e) ? -1 : 0;
+}
+
 static void test_valid_options(void)
 {
 	char *argv[] = {"bench", "memset", "-s", "1MB,2MiB", "-f", "stosq,glibc,stosq",
 			"-l", "2", "-r", "3", "-p", "2MB", "-k", "64KB",
 			"--value", "0x5a", "--baseline", "glibc", "--cpu", "0",
 			"--json", NULL};
-	bench_parse((int)count_argv(argv), argv, &opts);
-	int ok = opts.op == NTMEM_OP_SET && opts.nsizes == 2 &&
+	struct cli_error e;
+	int parsed = parse_and_plan((int)count_argv(argv), argv, &opts, &e);
+	int ok = !parsed && opts.op == NTMEM_OP_SET && opts.nsizes == 2 &&
 		 opts.sizes[0] == (1u << 20) && opts.sizes[1] == (2u << 20) &&
 		 opts.nfns == 2 && !strcmp(opts.fns[0].name, "stosq") &&
 		 !strcmp(opts.fns[1].name, "glibc") && opts.baseline == 1 &&
@@ -43,13 +51,13 @@ static void test_valid_options(void)
 		opts.runs, opts.chunk, opts.value);
 
 	char *argv2[] = {"bench", "memcpy", "-f", "glibc", NULL};
-	bench_parse(4, argv2, &opts);
+	parsed = parse_and_plan(4, argv2, &opts, &e);
 	/* The default baseline joins the run, in front; default sizes are
 	 * either kept or skipped with a note, never dropped silently. */
 	size_t size_skips = 0;
 	for (size_t i = 0; i < opts.nskipped; i++)
 		size_skips += strstr(opts.skipped[i].why, "memory") != NULL;
-	t_check(opts.op == NTMEM_OP_COPY && opts.nfns == 2 &&
+	t_check(!parsed && opts.op == NTMEM_OP_COPY && opts.nfns == 2 &&
 		!strcmp(opts.fns[0].name, "movsb") && opts.baseline == 0 &&
 		opts.nsizes + size_skips == 5 && opts.runs == 5 && opts.loops == 0 &&
 		opts.value == -1 && opts.pages == PAGES_4K,
@@ -57,7 +65,7 @@ static void test_valid_options(void)
 		opts.nfns, opts.baseline, opts.nsizes);
 
 	char *argv3[] = {"bench", "memset", "--value", "7", NULL};
-	bench_parse(4, argv3, &opts);
+	parsed = parse_and_plan(4, argv3, &opts, &e);
 	int clzero_kept = fn_find(opts.fns, opts.nfns, "clzero") != NULL;
 	int clzero_noted = 0;
 	for (size_t i = 0; i < opts.nskipped; i++)
@@ -66,12 +74,13 @@ static void test_valid_options(void)
 	struct ntmem_variant_info v;
 	int id = ntmem_variant_find(NTMEM_OP_SET, "clzero");
 	ntmem_variant_info(id, &v);
-	t_check(!clzero_kept && (clzero_noted || !v.supported),
+	t_check(!parsed && !clzero_kept && (clzero_noted || !v.supported),
 		"bench options: a zero-only function is skipped for --value 7",
 		"kept %d noted %d", clzero_kept, clzero_noted);
 }
 
-/* bench_parse in a child: its exit status and what it printed. */
+/* What cmd_bench does before measuring, in a child: its exit status and
+ * what it printed. */
 static int parse_in_child(char **argv, char *err, size_t len)
 {
 	int fds[2];
@@ -84,7 +93,10 @@ static int parse_in_child(char **argv, char *err, size_t len)
 		int devnull = open("/dev/null", O_WRONLY);
 		dup2(devnull, 1);
 		static struct bench_opts child;
-		bench_parse((int)count_argv(argv), argv, &child);
+		struct cli_error e;
+		if (parse_and_plan((int)count_argv(argv), argv, &child, &e) ||
+		    bench_pin(&child, &e))
+			cli_exit(&e);
 		_exit(0);
 	}
 	close(fds[1]);

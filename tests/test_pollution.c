@@ -224,7 +224,7 @@ static void test_parsing(void)
 	expect_error("--pages 3MB", W("--pages", "'3MB'"));
 	expect_error("--frob", W("unknown option '--frob'"));
 	expect_error("-z", W("unknown option '-z'"));
-	expect_error("--mode", W("'--mode' needs an argument"));
+	expect_error("--mode", W("'--mode' needs a value"));
 	expect_error("stray", W("unexpected argument 'stray'"));
 	expect_error("--cpu 0 --victim-cpu 0", W("--victim-cpu", "differ"));
 	expect_error("--cpu 1023", W("--cpu", "1023"));

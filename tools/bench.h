@@ -1,10 +1,15 @@
-/* bench.h - the bench subcommand's options and results, shared with
- * calibrate and the tests. */
+/* bench.h - the bench subcommand: its options, its plan and results, for
+ * its own files (bench.c, bench_report.c) and the tests.
+ *
+ * The steps, each returning errors for the command to decide on:
+ * bench_parse (the command line only), bench_plan (functions, baseline,
+ * sizes against memory), bench_pin, bench_measure, then a report. */
 #ifndef NTM_BENCH_H
 #define NTM_BENCH_H
 
 #include <stddef.h>
 
+#include "cli.h"
 #include "functions.h"
 #include "measure.h"
 
@@ -32,43 +37,64 @@ struct bench_result {
 };
 
 struct bench_opts {
+	/* The command line, as bench_parse reads it. */
 	enum ntmem_op op;
 	size_t sizes[BENCH_MAX_SIZES];
 	size_t nsizes;
 	int sizes_given;
+	const char *functions;    /* "all", or a comma-separated list */
+	const char *baseline_name;/* NULL: the default */
+	long loops, runs;         /* loops 0: auto */
+	enum page_request pages;
+	size_t chunk;             /* 0: the whole buffer in one call */
+	int value;                /* -1: not given */
+	int cpu;                  /* -1: the CPU it starts on */
+	int json, csv;
+	const char *plot;
+	int help;                 /* --help: nothing else was checked */
+	int list;                 /* -f help */
+
+	/* The plan, from bench_plan. */
 	struct fn fns[BENCH_MAX_FNS];
 	size_t nfns;
-	long baseline;        /* index into fns */
-	long loops, runs;     /* loops 0: auto */
-	enum page_request pages;
-	size_t chunk;         /* 0: the whole buffer in one call */
-	int value;            /* -1: memcpy from random bytes */
-	int cpu;
-	int json, csv, progress;
-	const char *plot;
+	long baseline;            /* index into fns */
 	struct bench_skip skipped[BENCH_MAX_SKIPS];
 	size_t nskipped;
+
+	/* The measurement. */
+	int progress;
 	struct bench_result results[BENCH_MAX_SIZES * BENCH_MAX_FNS];
 	size_t nresults;
 };
 
-/* Parse argv (argv[0] is "bench") into *o; pins to the CPU.  Exits 2
- * with a message on bad usage, 0 after --help or -f help. */
-void bench_parse(int argc, char **argv, struct bench_opts *o);
+/* Read argv (argv[0] is "bench") into *o; nothing else.  Returns 0, or -1
+ * with a usage error. */
+int bench_parse(int argc, char **argv, struct bench_opts *o,
+		struct cli_error *e);
 
-/* Run every function at every size; fills o->results. */
-int bench_measure(struct bench_opts *o);
+/* The functions to run (unsupported ones noted as skipped), the baseline
+ * (--baseline, else the best-ranked string-instruction variant, else
+ * glibc), and the sizes that fit in memory.  Returns 0, or -1 with a
+ * usage error. */
+int bench_plan(struct bench_opts *o, struct cli_error *e);
 
-/* One timed run: an untimed call of f, then loops timed calls, each over
- * size bytes in pieces of chunk (0: whole).  Returns GB/s (10^9 B/s). */
-double bench_run(const struct fn *f, unsigned char *dst,
-		 const unsigned char *src, size_t size, size_t chunk,
-		 int value, long loops);
+/* Pin to --cpu, or to the CPU this thread is on.  Returns 0, or -1. */
+int bench_pin(struct bench_opts *o, struct cli_error *e);
 
-/* Calls per timed run for a run of about min_ns (one call when a single
- * call takes longer). */
-long bench_auto_loops(const struct fn *f, unsigned char *dst,
-		      const unsigned char *src, size_t size, size_t chunk,
-		      int value, double min_ns);
+/* Note what was left out, and why, for the report. */
+void bench_add_skip(struct bench_opts *o, const char *what, const char *why);
+
+/* Run every function at every size; fills o->results.  Returns 0, or -1
+ * with a failure (a function refused to run). */
+int bench_measure(struct bench_opts *o, struct cli_error *e);
+
+/* The reports (bench_report.c). */
+void bench_print_table(const struct bench_opts *o, const struct machine *m);
+void bench_print_json(const struct bench_opts *o, const struct machine *m);
+void bench_print_csv(const struct bench_opts *o);
+/* Returns 0, or -1 when nothing was measured. */
+int bench_write_plot(const struct bench_opts *o, const struct machine *m,
+		     FILE *f);
+void bench_list_functions(enum ntmem_op op);
 
 #endif

@@ -1,58 +1,123 @@
-/* cli.c - shared argument handling and output files for the tool. */
+/* cli.c - shared argument handling, errors and output files for the tool. */
 #include "cli.h"
 
 #include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
-#include <limits.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "size.h"
 
 const char *cli_command = "";
 
-/* The output file being written, removed if the command fails. */
-static struct cli_output *active_output;
+int cli_error(struct cli_error *e, enum cli_status status, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(e->msg, sizeof e->msg, fmt, ap);
+	va_end(ap);
+	e->status = status;
+	return -1;
+}
 
-/* Say msg, remove the temporary output file, and exit. */
-__attribute__((noreturn)) static void die(int status, const char *msg)
+void cli_exit(const struct cli_error *e)
 {
 	fprintf(stderr, "ntmem%s%s: %s\n", cli_command[0] ? " " : "", cli_command,
-		msg);
-	if (active_output)
-		cli_output_abandon(active_output);
-	if (status == 2)
+		e->msg);
+	if (e->status == CLI_USAGE)
 		fprintf(stderr, "Try 'ntmem %s%s--help' for more information.\n",
 			cli_command, cli_command[0] ? " " : "");
-	exit(status);
+	exit(e->status == CLI_OK ? CLI_FAILED : (int)e->status);
 }
 
-void cli_usage_error(const char *fmt, ...)
+int cli_parse_size(const char *opt, const char *arg, size_t *out,
+		   struct cli_error *e)
 {
-	char msg[1024];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
-	va_end(ap);
-	die(2, msg);
+	const char *why;
+	if (!ntm_parse_size(arg, out, &why))
+		return 0;
+	return cli_error(e, CLI_USAGE, "%s: '%s': %s", opt, arg, why);
 }
 
-void cli_fail(const char *fmt, ...)
+int cli_parse_size_list(const char *opt, const char *arg, size_t *out,
+			size_t max, size_t *n, struct cli_error *e)
 {
-	char msg[1024];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
-	va_end(ap);
-	die(1, msg);
+	char buf[1024];
+	char *items[64];
+	if (cli_parse_list(opt, arg, buf, sizeof buf, items, max < 64 ? max : 64,
+			   n, e))
+		return -1;
+	for (size_t i = 0; i < *n; i++) {
+		if (cli_parse_size(opt, items[i], &out[i], e))
+			return -1;
+		if (out[i] == 0)
+			return cli_error(e, CLI_USAGE, "%s: '%s': size must be at "
+					 "least 1 byte", opt, items[i]);
+	}
+	return 0;
 }
 
-void cli_option_error(int c, char **argv)
+int cli_parse_long(const char *opt, const char *arg, long min, long max,
+		   long *out, struct cli_error *e)
+{
+	char *end;
+	errno = 0;
+	long v = strtol(arg, &end, 10);
+	if (errno || end == arg || *end)
+		return cli_error(e, CLI_USAGE, "%s: '%s' is not a whole number",
+				 opt, arg);
+	if (v < min || v > max)
+		return cli_error(e, CLI_USAGE, "%s: %ld is out of range [%ld, %ld]",
+				 opt, v, min, max);
+	*out = v;
+	return 0;
+}
+
+int cli_parse_byte(const char *opt, const char *arg, int *out,
+		   struct cli_error *e)
+{
+	char *end;
+	errno = 0;
+	int hex = arg[0] == '0' && (arg[1] == 'x' || arg[1] == 'X');
+	long v = strtol(arg, &end, hex ? 16 : 10);
+	/* strtol takes blanks and signs; a byte is digits only. */
+	if (errno || end == arg || *end || !isdigit((unsigned char)arg[0]))
+		return cli_error(e, CLI_USAGE, "%s: '%s' is not a byte (0-255 or "
+				 "0x00-0xff)", opt, arg);
+	if (v > 255)
+		return cli_error(e, CLI_USAGE, "%s: %ld is larger than a byte (255)",
+				 opt, v);
+	*out = (int)v;
+	return 0;
+}
+
+int cli_parse_list(const char *opt, const char *arg, char *buf, size_t buf_len,
+		   char **out, size_t max, size_t *n, struct cli_error *e)
+{
+	if (strlen(arg) >= buf_len)
+		return cli_error(e, CLI_USAGE, "%s: list too long", opt);
+	strcpy(buf, arg);
+	*n = 0;
+	for (char *s = buf;;) {
+		char *comma = strchr(s, ',');
+		if (comma)
+			*comma = '\0';
+		if (!*s)
+			return cli_error(e, CLI_USAGE, "%s: empty item in list", opt);
+		if (*n == max)
+			return cli_error(e, CLI_USAGE, "%s: more than %zu items", opt,
+					 max);
+		out[(*n)++] = s;
+		if (!comma)
+			return 0;
+		s = comma + 1;
+	}
+}
+
+int cli_getopt_error(int c, char **argv, struct cli_error *e)
 {
 	/* A long option is the word getopt just passed; a short one may sit
 	 * inside a word ("-x5"), so name it by optopt. */
@@ -63,189 +128,166 @@ void cli_option_error(int c, char **argv)
 		word = name;
 	}
 	if (c == ':')
-		cli_usage_error("option '%s' needs a value", word);
-	cli_usage_error("unknown option '%s'", word);
+		return cli_error(e, CLI_USAGE, "option '%s' needs a value", word);
+	return cli_error(e, CLI_USAGE, "unknown option '%s'", word);
 }
 
-void cli_no_operands(int argc, char **argv)
+int cli_check_no_operands(int argc, char **argv, struct cli_error *e)
 {
 	if (optind < argc)
-		cli_usage_error("unexpected argument '%s'", argv[optind]);
-}
-
-int cli_parse_size(const char *opt, const char *arg, size_t *out, char *err,
-		   size_t err_len)
-{
-	const char *why;
-	if (!ntm_parse_size(arg, out, &why))
-		return 0;
-	snprintf(err, err_len, "%s: '%s': %s", opt, arg, why);
-	return -1;
-}
-
-int cli_parse_long(const char *opt, const char *arg, long min, long max,
-		   long *out, char *err, size_t err_len)
-{
-	char *end;
-	errno = 0;
-	long v = strtol(arg, &end, 10);
-	if (errno || end == arg || *end) {
-		snprintf(err, err_len, "%s: '%s' is not a whole number", opt, arg);
-		return -1;
-	}
-	if (v < min || v > max) {
-		snprintf(err, err_len, "%s: %ld is out of range [%ld, %ld]", opt, v,
-			 min, max);
-		return -1;
-	}
-	*out = v;
+		return cli_error(e, CLI_USAGE, "unexpected argument '%s'",
+				 argv[optind]);
 	return 0;
 }
 
-int cli_parse_list(const char *opt, const char *arg, char *buf, size_t buf_len,
-		   char **out, size_t max, size_t *n, char *err, size_t err_len)
+int cli_getopt(int argc, char **argv, const char *shortopts,
+	       const struct option *longopts, cli_option_fn one, void *ctx,
+	       const int *help, struct cli_error *e)
 {
-	if (strlen(arg) >= buf_len) {
-		snprintf(err, err_len, "%s: list too long", opt);
-		return -1;
-	}
-	strcpy(buf, arg);
-	*n = 0;
-	for (char *s = buf;;) {
-		char *comma = strchr(s, ',');
-		if (comma)
-			*comma = '\0';
-		if (!*s) {
-			snprintf(err, err_len, "%s: empty item in list", opt);
+	int c;
+	optind = 0;  /* glibc: start afresh, so the tests may parse again */
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+		if (one(ctx, c, optarg, argv, e))
 			return -1;
-		}
-		if (*n == max) {
-			snprintf(err, err_len, "%s: more than %zu items", opt, max);
-			return -1;
-		}
-		out[(*n)++] = s;
-		if (!comma)
+		if (*help)
 			return 0;
-		s = comma + 1;
 	}
+	return cli_check_no_operands(argc, argv, e);
 }
 
-size_t cli_size(const char *opt, const char *arg)
+/* The index of name in names[n] (or aliases[n]), or -1. */
+static int name_index(const char *name, const char *const *names,
+		      const char *const *aliases, int n)
 {
-	size_t v;
-	char err[256];
-	if (cli_parse_size(opt, arg, &v, err, sizeof err))
-		cli_usage_error("%s", err);
-	return v;
+	for (int i = 0; i < n; i++)
+		if (!strcmp(name, names[i]) || (aliases && !strcmp(name, aliases[i])))
+			return i;
+	return -1;
 }
 
-size_t cli_size_list(const char *opt, const char *arg, size_t *out, size_t max)
+int cli_parse_bits(const char *opt, const char *what, const char *arg,
+		   const char *const *names, const char *const *aliases, int n,
+		   unsigned *bits, struct cli_error *e)
 {
-	char buf[1024];
-	char *items[64];
-	size_t n = cli_split(opt, arg, buf, sizeof buf, items, max < 64 ? max : 64);
-	for (size_t i = 0; i < n; i++) {
-		out[i] = cli_size(opt, items[i]);
-		if (out[i] == 0)
-			cli_usage_error("%s: '%s': size must be at least 1 byte",
-					opt, items[i]);
+	char buf[1024], *items[64];
+	size_t count;
+	if (cli_parse_list(opt, arg, buf, sizeof buf, items, 64, &count, e))
+		return -1;
+	*bits = 0;
+	for (size_t i = 0; i < count; i++) {
+		int k = name_index(items[i], names, aliases, n);
+		if (k >= 0) {
+			*bits |= 1u << k;
+		} else if (!strcmp(items[i], "all")) {
+			*bits = (1u << n) - 1;
+		} else {
+			char use[256] = "";
+			for (int j = 0; j < n; j++) {
+				size_t l = strlen(use);
+				snprintf(use + l, sizeof use - l, "%s, ", names[j]);
+			}
+			use[strlen(use) - 2] = '\0';
+			return cli_error(e, CLI_USAGE, "%s: unknown %s '%s' (use %s or "
+					 "all)", opt, what, items[i], use);
+		}
 	}
-	return n;
+	return 0;
 }
 
-long cli_long(const char *opt, const char *arg, long min, long max)
+int cli_output_open(struct cli_output *o, const char *opt, const char *path,
+		    struct cli_error *e)
 {
-	long v;
-	char err[256];
-	if (cli_parse_long(opt, arg, min, max, &v, err, sizeof err))
-		cli_usage_error("%s", err);
-	return v;
+	memset(o, 0, sizeof *o);
+	o->opt = opt;
+	if (!*path)
+		return cli_error(e, CLI_USAGE, "%s: empty file name", opt);
+	if (ntm_outfile_prepare(&o->target, path, 0))
+		return cli_error(e, CLI_USAGE, "%s: cannot write '%s': %s", opt, path,
+				 o->target.why ? o->target.why : strerror(errno));
+	o->f = open_memstream(&o->data, &o->len);
+	if (!o->f)
+		return cli_error(e, CLI_FAILED, "%s: %s", opt, strerror(errno));
+	return 0;
 }
 
-int cli_byte(const char *opt, const char *arg)
+int cli_output_commit(struct cli_output *o, struct cli_error *e)
 {
-	char *end;
-	errno = 0;
-	int hex = arg[0] == '0' && (arg[1] == 'x' || arg[1] == 'X');
-	long v = strtol(arg, &end, hex ? 16 : 10);
-	/* strtol takes blanks and signs; a byte is digits only. */
-	if (errno || end == arg || *end || !isdigit((unsigned char)arg[0]))
-		cli_usage_error("%s: '%s' is not a byte (0-255 or 0x00-0xff)",
-				opt, arg);
-	if (v > 255)
-		cli_usage_error("%s: %ld is larger than a byte (255)", opt, v);
-	return (int)v;
-}
-
-size_t cli_split(const char *opt, const char *arg, char *buf, size_t buf_len,
-		 char **out, size_t max)
-{
-	size_t n;
-	char err[256];
-	if (cli_parse_list(opt, arg, buf, buf_len, out, max, &n, err, sizeof err))
-		cli_usage_error("%s", err);
-	return n;
-}
-
-/* Interrupted mid-run: remove the temporary file, then die of the signal. */
-static void on_fatal_signal(int sig)
-{
-	if (active_output)
-		unlink(active_output->tmp);
-	signal(sig, SIG_DFL);
-	raise(sig);
-}
-
-void cli_output_open(struct cli_output *o, const char *opt, const char *path)
-{
-	if (strlen(path) >= sizeof o->path)
-		cli_usage_error("%s: path too long", opt);
-	strcpy(o->path, path);
-	snprintf(o->tmp, sizeof o->tmp, "%s.tmpXXXXXX", path);
-	int fd = mkstemp(o->tmp);
-	if (fd < 0)
-		cli_usage_error("%s: cannot write '%s': %s", opt, path,
-				strerror(errno));
-	o->f = fdopen(fd, "w");
-	if (!o->f) {
-		close(fd);
-		unlink(o->tmp);
-		cli_usage_error("%s: cannot write '%s': %s", opt, path,
-				strerror(errno));
-	}
-	active_output = o;
-	signal(SIGINT, on_fatal_signal);
-	signal(SIGTERM, on_fatal_signal);
-	signal(SIGHUP, on_fatal_signal);
-}
-
-int cli_output_commit(struct cli_output *o)
-{
-	active_output = NULL;
 	int bad = ferror(o->f);
 	if (fclose(o->f))
 		bad = 1;
 	o->f = NULL;
-	/* mkstemp makes 0600 files; a plot or table is for sharing. */
-	if (bad || chmod(o->tmp, 0644) || rename(o->tmp, o->path)) {
-		unlink(o->tmp);
-		return -1;
-	}
-	return 0;
+	int r = 0;
+	if (bad)
+		r = cli_error(e, CLI_FAILED, "%s: out of memory", o->opt);
+	else if (ntm_outfile_commit(&o->target, o->data, o->len))
+		r = cli_error(e, CLI_FAILED, "%s: cannot write '%s': %s", o->opt,
+			      o->target.asked, o->target.why ? o->target.why
+							     : strerror(errno));
+	free(o->data);
+	o->data = NULL;
+	return r;
 }
 
 void cli_output_abandon(struct cli_output *o)
 {
-	if (active_output == o)
-		active_output = NULL;
-	if (o->f) {
+	if (o->f)
 		fclose(o->f);
-		o->f = NULL;
-		unlink(o->tmp);
-	}
+	o->f = NULL;
+	free(o->data);
+	o->data = NULL;
 }
 
 int cli_progress_wanted(void)
 {
 	return isatty(STDERR_FILENO);
+}
+
+/* ------------------------------------------------------------------ */
+/* The exiting forms                                                   */
+/* ------------------------------------------------------------------ */
+
+static __attribute__((noreturn)) void vexit(enum cli_status status,
+					    const char *fmt, va_list ap)
+{
+	struct cli_error e = {.status = status};
+	vsnprintf(e.msg, sizeof e.msg, fmt, ap);
+	cli_exit(&e);
+}
+
+void cli_usage_error(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vexit(CLI_USAGE, fmt, ap);
+}
+
+void cli_fail(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vexit(CLI_FAILED, fmt, ap);
+}
+
+void cli_option_error(int c, char **argv)
+{
+	struct cli_error e;
+	cli_getopt_error(c, argv, &e);
+	cli_exit(&e);
+}
+
+void cli_no_operands(int argc, char **argv)
+{
+	struct cli_error e;
+	if (cli_check_no_operands(argc, argv, &e))
+		cli_exit(&e);
+}
+
+long cli_long(const char *opt, const char *arg, long min, long max)
+{
+	long v;
+	struct cli_error e;
+	if (cli_parse_long(opt, arg, min, max, &v, &e))
+		cli_exit(&e);
+	return v;
 }

@@ -1,72 +1,121 @@
-/* cli.h - what every ntmem subcommand shares: errors, option values,
- * output files that appear whole or not at all. */
+/* cli.h - what every ntmem subcommand shares: one error model, option
+ * values, output files that appear whole or not at all.
+ *
+ * The error model: helpers return errors (a struct cli_error saying how
+ * the command should end, and why, naming the argument); only a command
+ * decides to print one and exit, with cli_exit().  The older exiting
+ * forms at the end serve the commands that still use them. */
 #ifndef NTM_CLI_H
 #define NTM_CLI_H
 
 #include <stddef.h>
 #include <stdio.h>
 
+#include "outfile.h"
+
 /* The subcommand being run, for messages: "bench", "info", ... */
 extern const char *cli_command;
 
-/* Print "ntmem CMD: MESSAGE" and a pointer to --help on stderr, then
- * exit with status 2.  For bad arguments and impossible requests. */
-void cli_usage_error(const char *fmt, ...)
-	__attribute__((format(printf, 1, 2), noreturn));
+/* How a command ends: its exit status. */
+enum cli_status {
+	CLI_OK = 0,
+	CLI_FAILED = 1,  /* the run itself failed */
+	CLI_USAGE = 2    /* a bad argument or an impossible request */
+};
+
+struct cli_error {
+	enum cli_status status;
+	char msg[512];   /* names the argument: "--size: '12Q': bad unit" */
+};
+
+/* Fill *e; returns -1, so a helper can end with return cli_error(...). */
+int cli_error(struct cli_error *e, enum cli_status status, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* For commands: print "ntmem CMD: MESSAGE" on stderr (for CLI_USAGE with a
+ * pointer to --help) and exit with e->status. */
+void cli_exit(const struct cli_error *e) __attribute__((noreturn));
+
+/* Parsers: each returns 0, or -1 with a CLI_USAGE error naming opt. */
+int cli_parse_size(const char *opt, const char *arg, size_t *out,
+		   struct cli_error *e);
+/* A comma-separated list of sizes, each at least 1 byte, into out[max]. */
+int cli_parse_size_list(const char *opt, const char *arg, size_t *out,
+			size_t max, size_t *n, struct cli_error *e);
+/* A whole number in [min, max]. */
+int cli_parse_long(const char *opt, const char *arg, long min, long max,
+		   long *out, struct cli_error *e);
+/* A byte value, decimal or 0x-hex, 0-255. */
+int cli_parse_byte(const char *opt, const char *arg, int *out,
+		   struct cli_error *e);
+/* Split arg (a copy is made into buf) at commas into out[max]; an empty
+ * item or more than max is an error. */
+int cli_parse_list(const char *opt, const char *arg, char *buf, size_t buf_len,
+		   char **out, size_t max, size_t *n, struct cli_error *e);
 
 /* For getopt_long's ':' (missing value) and '?' (unknown option) returns,
- * with opterr = 0 and an optstring starting with ':': exit 2 naming it. */
-void cli_option_error(int c, char **argv) __attribute__((noreturn));
+ * with opterr = 0 and an optstring starting with ':'.  Returns -1. */
+int cli_getopt_error(int c, char **argv, struct cli_error *e);
+/* -1 with an error if arguments are left after the options, else 0. */
+int cli_check_no_operands(int argc, char **argv, struct cli_error *e);
 
-/* Exit 2 if arguments are left after the options. */
-void cli_no_operands(int argc, char **argv);
+/*
+ * Read the options of argv (argv[0] the command's name) from the start:
+ * getopt_long with shortopts (which must start with ':') and longopts,
+ * each option handed to one(ctx, c, optarg, argv, e), whose error ends
+ * the loop.  Stops early, successfully, once *help is set (--help asks
+ * for nothing else); else no operand may follow the options.  Returns 0,
+ * or -1 with a usage error.
+ */
+struct option;
+typedef int (*cli_option_fn)(void *ctx, int c, const char *arg, char **argv,
+			     struct cli_error *e);
+int cli_getopt(int argc, char **argv, const char *shortopts,
+	       const struct option *longopts, cli_option_fn one, void *ctx,
+	       const int *help, struct cli_error *e);
 
-/* Print "ntmem CMD: MESSAGE" on stderr and exit 1: the run itself failed. */
-void cli_fail(const char *fmt, ...)
-	__attribute__((format(printf, 1, 2), noreturn));
+/* A list of names, each setting its bit: names[i] (or aliases[i], when
+ * aliases is not NULL) sets 1 << i, "all" every bit.  what names the kind
+ * in the message: "--mode: unknown mode 'x' (use after, ... or all)". */
+int cli_parse_bits(const char *opt, const char *what, const char *arg,
+		   const char *const *names, const char *const *aliases, int n,
+		   unsigned *bits, struct cli_error *e);
 
-/* Parsers that report instead of exiting, for callers that collect
- * errors: each returns 0, or -1 with a message naming opt in err. */
-int cli_parse_size(const char *opt, const char *arg, size_t *out, char *err,
-		   size_t err_len);
-int cli_parse_long(const char *opt, const char *arg, long min, long max,
-		   long *out, char *err, size_t err_len);
-/* Split arg (a copy is made into buf) at commas into out[max]. */
-int cli_parse_list(const char *opt, const char *arg, char *buf, size_t buf_len,
-		   char **out, size_t max, size_t *n, char *err, size_t err_len);
-
-/* A size with a unit for option opt; exits 2 on error. */
-size_t cli_size(const char *opt, const char *arg);
-
-/* A comma-separated list of sizes into out[max]; returns the count. */
-size_t cli_size_list(const char *opt, const char *arg, size_t *out, size_t max);
-
-/* A non-negative integer in [min, max] for option opt; exits 2 on error. */
-long cli_long(const char *opt, const char *arg, long min, long max);
-
-/* A byte value, decimal or 0x-hex, 0-255; exits 2 on error. */
-int cli_byte(const char *opt, const char *arg);
-
-/* Split a comma-separated list (into buf) into out[max]; returns the
- * count; exits 2 on an empty item or too many. */
-size_t cli_split(const char *opt, const char *arg, char *buf, size_t buf_len,
-		 char **out, size_t max);
-
-/* An output file that only appears, under its name, once complete:
- * written to NAME.tmpXXXXXX and renamed by cli_output_commit(). */
+/*
+ * An output file (--plot) that only appears, under its name, once
+ * complete, written the one way src/outfile.h describes.  Open it before
+ * measuring: a target that cannot be written (a directory, a missing
+ * directory, a block device) is then an error at once.  Everything goes
+ * to f, in memory, until cli_output_commit() writes it out.
+ */
 struct cli_output {
+	const char *opt;           /* "--plot", for messages */
+	struct ntm_outfile target;
 	FILE *f;
-	char path[1024];
-	char tmp[1040];
+	char *data;
+	size_t len;
 };
-/* Opens the temporary file; exits 2 if the directory is not writable. */
-void cli_output_open(struct cli_output *o, const char *opt, const char *path);
-/* Returns 0, or -1 (and removes the temporary) if writing failed. */
-int cli_output_commit(struct cli_output *o);
-/* Removes the temporary file; for errors between open and commit. */
+/* Check the target and open f.  Returns 0, or -1 with a CLI_USAGE error. */
+int cli_output_open(struct cli_output *o, const char *opt, const char *path,
+		    struct cli_error *e);
+/* Write what went to f to the target and close.  Returns 0, or -1 with a
+ * CLI_FAILED error (nothing then written, unless the target is a device
+ * or FIFO). */
+int cli_output_commit(struct cli_output *o, struct cli_error *e);
+/* Close without writing anything. */
 void cli_output_abandon(struct cli_output *o);
 
 /* stderr is a terminal: progress lines are welcome. */
 int cli_progress_wanted(void);
+
+/* The exiting forms (calibrate and info): each prints as cli_exit() does
+ * and exits 2 (usage) or 1 (fail). */
+void cli_usage_error(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2), noreturn));
+void cli_fail(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2), noreturn));
+void cli_option_error(int c, char **argv) __attribute__((noreturn));
+void cli_no_operands(int argc, char **argv);
+long cli_long(const char *opt, const char *arg, long min, long max);
 
 #endif

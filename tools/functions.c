@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
 
 size_t fn_list(enum ntmem_op op, struct fn *out, size_t max)
 {
@@ -24,6 +23,7 @@ size_t fn_list(enum ntmem_op op, struct fn *out, size_t max)
 			.name = v.name, .description = v.description, .op = op,
 			.kind = FN_VARIANT, .variant_id = id,
 			.streaming = v.streaming, .zero_only = v.zero_only,
+			.role = v.role, .rank = v.rank,
 			.supported = v.supported,
 			.why_unsupported = v.why_unsupported,
 		};
@@ -42,6 +42,7 @@ size_t fn_list(enum ntmem_op op, struct fn *out, size_t max)
 		.description = op == NTMEM_OP_SET ? "the C library's memset"
 						  : "the C library's memcpy",
 		.op = op, .kind = FN_LIBC, .variant_id = libc_id, .supported = 1,
+		.role = NTMEM_ROLE_LIBC,
 	};
 	out[n++] = (struct fn){
 		.name = "auto",
@@ -61,8 +62,31 @@ const struct fn *fn_find(const struct fn *list, size_t n, const char *name)
 	return NULL;
 }
 
-void fn_run(const struct fn *f, void *dst, const void *src, size_t n,
-	    int value)
+const struct fn *fn_of_kind(const struct fn *list, size_t n, enum fn_kind kind)
+{
+	for (size_t i = 0; i < n; i++)
+		if (list[i].kind == kind)
+			return &list[i];
+	return NULL;
+}
+
+const struct fn *fn_best(const struct fn *list, size_t n, enum ntmem_role role,
+			 int zero_ok)
+{
+	const struct fn *best = NULL;
+	for (size_t i = 0; i < n; i++) {
+		const struct fn *f = &list[i];
+		if (f->kind != FN_VARIANT || !f->supported || f->role != role ||
+		    (f->zero_only && !zero_ok))
+			continue;
+		if (!best || f->rank > best->rank)
+			best = f;
+	}
+	return best;
+}
+
+int fn_run(const struct fn *f, void *dst, const void *src, size_t n,
+	   int value)
 {
 	int set = f->op == NTMEM_OP_SET;
 	void *done = dst;
@@ -86,10 +110,25 @@ void fn_run(const struct fn *f, void *dst, const void *src, size_t n,
 			ntmem_copy(dst, src, n);
 		break;
 	}
-	/* A refused call would be timed as infinitely fast: never let one
-	 * pass (the callers skip what cannot run, so this is a bug). */
-	if (!done && n)
-		cli_fail("%s refused to run (%s)", f->name, strerror(errno));
+	return !done && n ? -1 : 0;
+}
+
+static int call_target(void *arg, size_t size)
+{
+	const struct fn_target *t = arg;
+	size_t chunk = t->chunk ? t->chunk : size;
+	for (size_t off = 0; off < size; off += chunk) {
+		size_t n = size - off < chunk ? size - off : chunk;
+		if (fn_run(t->f, t->dst + off, t->src ? t->src + off : NULL, n,
+			   t->value))
+			return -1;
+	}
+	return 0;
+}
+
+struct benchfn fn_callable(struct fn_target *t)
+{
+	return (struct benchfn){t->f->name, call_target, t};
 }
 
 /* glibc's loader lists its tunables with their values (glibc 2.33+). */

@@ -6,6 +6,7 @@
 
 #include <stddef.h>
 
+#include "benchfn.h"
 #include "ntmem.h"
 
 enum fn_kind { FN_VARIANT, FN_LIBC, FN_AUTO };
@@ -18,6 +19,8 @@ struct fn {
 	int variant_id;           /* FN_VARIANT; FN_LIBC: the libc variant */
 	int streaming;            /* FN_VARIANT: always streams */
 	int zero_only;
+	enum ntmem_role role;     /* FN_VARIANT: what kind of method */
+	int rank;                 /* FN_VARIANT: preference within the role */
 	int supported;
 	const char *why_unsupported;
 };
@@ -31,12 +34,34 @@ size_t fn_list(enum ntmem_op op, struct fn *out, size_t max);
 /* The function of op called name, or NULL. */
 const struct fn *fn_find(const struct fn *list, size_t n, const char *name);
 
+/* The first function of this kind in list (the one FN_LIBC, FN_AUTO), or
+ * NULL. */
+const struct fn *fn_of_kind(const struct fn *list, size_t n, enum fn_kind kind);
+
+/* The best-ranked supported variant of role in list, or NULL; zero-only
+ * ones only if zero_ok.  Tools choose by role and rank, never by name. */
+const struct fn *fn_best(const struct fn *list, size_t n, enum ntmem_role role,
+			 int zero_ok);
+
 /* Run f once: set n bytes of dst to value, or copy n bytes of src to dst.
- * Streaming calls are fenced before this returns.  A variant that refuses
- * the call (a zero-only one given another value) ends the program with
- * exit 1: timing a call that did nothing would be a lie. */
-void fn_run(const struct fn *f, void *dst, const void *src, size_t n,
-	    int value);
+ * Streaming calls are fenced before this returns.  Returns 0, or -1 with
+ * errno when the variant refused (a zero-only one given another value):
+ * the caller must not time a call that did nothing. */
+int fn_run(const struct fn *f, void *dst, const void *src, size_t n,
+	   int value);
+
+/* A function bound to its buffers: what the runner (benchfn.h) calls. */
+struct fn_target {
+	const struct fn *f;
+	unsigned char *dst;
+	const unsigned char *src;  /* memcpy's source; NULL for memset */
+	size_t chunk;              /* call in pieces of chunk; 0: whole */
+	int value;                 /* what memset writes */
+};
+
+/* The callable for t, which must outlive it: one call clears or copies
+ * size bytes of t's buffers, in pieces of t->chunk. */
+struct benchfn fn_callable(struct fn_target *t);
 
 /* 1 if a call over n bytes (writing value, for memset) streams, 0 if
  * not, -1 if unknown (libc without a readable threshold). */

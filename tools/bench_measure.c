@@ -1,0 +1,101 @@
+/* bench_measure.c - "ntmem bench" measuring: every function at every
+ * size, on fresh buffers, through the shared runner (benchfn.h). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench.h"
+#include "benchfn.h"
+#include "size.h"
+
+struct progress_ctx {
+	const struct bench_opts *o;
+	size_t size, done, total;
+};
+
+static void progress(void *arg, size_t fn, long round)
+{
+	struct progress_ctx *p = arg;
+	const struct bench_opts *o = p->o;
+	char s[32];
+	fprintf(stderr, "\r\033[K[%zu/%zu] %s %s %s run %ld/%ld", ++p->done,
+		p->total, o->op == NTMEM_OP_SET ? "memset" : "memcpy",
+		ntm_format_size(p->size, s, sizeof s), o->fns[fn].name, round + 1,
+		o->runs);
+	fflush(stderr);
+}
+
+/* Every function at one size, on buffers already set up. */
+static int measure_size(struct bench_opts *o, struct progress_ctx *pc,
+			unsigned char *dst, const unsigned char *src,
+			const char *pages, struct cli_error *e)
+{
+	size_t size = pc->size, nf = o->nfns, runs = (size_t)o->runs;
+	int value = o->value < 0 ? 0 : o->value;
+	struct fn_target targets[BENCH_MAX_FNS];
+	struct benchfn fns[BENCH_MAX_FNS];
+	for (size_t i = 0; i < nf; i++) {
+		targets[i] = (struct fn_target){&o->fns[i], dst, src, o->chunk, value};
+		fns[i] = fn_callable(&targets[i]);
+	}
+	long loops[BENCH_MAX_FNS];
+	struct benchfn_result r = {calloc(nf * runs, sizeof(double)), loops, 0};
+	if (!r.gbps)
+		return cli_error(e, CLI_FAILED, "out of memory");
+	struct benchfn_plan plan = {fns, nf, size, o->runs, o->loops,
+				    BENCH_MIN_RUN_NS, o->progress ? progress : NULL, pc};
+	if (benchfn_run(&plan, &r)) {
+		int err = errno;
+		free(r.gbps);
+		return cli_error(e, CLI_FAILED, "%s refused to run (%s)",
+				 o->fns[r.failed].name, strerror(err));
+	}
+	size_t first = o->nresults;
+	for (size_t fi = 0; fi < nf; fi++) {
+		struct bench_result *res = &o->results[o->nresults++];
+		res->fn = &o->fns[fi];
+		res->size = size;
+		res->loops = loops[fi];
+		res->nontemporal = fn_streams(res->fn, o->chunk ? o->chunk : size, value);
+		res->stats = stats_of(benchfn_runs(&r, fi, o->runs), runs);
+		snprintf(res->pages, sizeof res->pages, "%s", pages);
+	}
+	free(r.gbps);
+	double base = o->results[first + (size_t)o->baseline].stats.mean;
+	for (size_t i = first; i < o->nresults; i++)
+		o->results[i].diff_pct = (o->results[i].stats.mean / base - 1) * 100;
+	return 0;
+}
+
+int bench_measure(struct bench_opts *o, struct cli_error *e)
+{
+	struct progress_ctx pc = {o, 0, 0, o->nsizes * o->nfns * (size_t)o->runs};
+	int copy = o->op == NTMEM_OP_COPY, r = 0;
+	o->nresults = 0;
+	for (size_t si = 0; si < o->nsizes && !r; si++) {
+		struct buffer dst, src;
+		char why[160], s[32];
+		pc.size = o->sizes[si];
+		if (buffer_alloc(&dst, pc.size, o->pages, why, sizeof why)) {
+			bench_add_skip(o, ntm_format_size(pc.size, s, sizeof s), why);
+			continue;
+		}
+		if (copy && buffer_alloc(&src, pc.size, o->pages, why, sizeof why)) {
+			buffer_free(&dst);
+			bench_add_skip(o, ntm_format_size(pc.size, s, sizeof s), why);
+			continue;
+		}
+		if (copy && o->value >= 0)
+			memset(src.p, o->value, pc.size);
+		else if (copy)
+			fill_random(src.p, pc.size);
+		r = measure_size(o, &pc, dst.p, copy ? src.p : NULL, dst.obtained, e);
+		buffer_free(&dst);
+		if (copy)
+			buffer_free(&src);
+	}
+	if (o->progress)
+		fprintf(stderr, "\r\033[K");
+	return r;
+}
