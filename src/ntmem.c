@@ -38,25 +38,50 @@ static int overlap(const void *a, const void *b, size_t n)
 
 size_t ntm_inline_max[2];
 
-/* The variant for a call beyond the small path. */
-static const struct variant *choose(enum ntmem_op op, int c, size_t n,
-				    unsigned flags)
+/* The variant for a call beyond the small path; NULL before the policy
+ * is built. */
+__attribute__((always_inline)) static inline const struct variant *
+choose(enum ntmem_op op, int c, size_t n, unsigned flags)
 {
 	const struct policy *p = ntm_policy_ready();
-	if (!p)
-		return ntm_baseline(op, !!(flags & NTMEM_F_NONTEMPORAL));
+	if (__builtin_expect(!p, 0))
+		return NULL;
 	return ntm_ladder_pick(&p->ladder[ntm_class_of(op, c)], n, flags);
 }
 
-/* A call that does not fence is handed on as a tail call. */
+/* Streaming calls and calls before the policy is built, out of line:
+ * cached calls then reach their variant as a tail call that saves no
+ * registers. */
+__attribute__((noinline)) static void *set_slow(const struct variant *v,
+						void *dst, int c, size_t n,
+						unsigned flags)
+{
+	if (!v)
+		v = ntm_baseline(NTMEM_OP_SET, !!(flags & NTMEM_F_NONTEMPORAL));
+	v->set(dst, c, n);
+	if (ntm_streams(v) && !(flags & NTMEM_F_NOFENCE))
+		ntm_fence();
+	return dst;
+}
+
+__attribute__((noinline)) static void *copy_slow(const struct variant *v,
+						 void *dst, const void *src,
+						 size_t n, unsigned flags)
+{
+	if (!v)
+		v = ntm_baseline(NTMEM_OP_COPY, !!(flags & NTMEM_F_NONTEMPORAL));
+	v->copy(dst, src, n);
+	if (ntm_streams(v) && !(flags & NTMEM_F_NOFENCE))
+		ntm_fence();
+	return dst;
+}
+
 void *ntm_set_large(void *dst, int c, size_t n, unsigned flags)
 {
 	const struct variant *v = choose(NTMEM_OP_SET, c, n, flags);
-	if (!ntm_streams(v) || (flags & NTMEM_F_NOFENCE))
+	if (__builtin_expect(v && !ntm_streams(v), 1))
 		return v->set(dst, c, n);
-	v->set(dst, c, n);
-	ntm_fence();
-	return dst;
+	return set_slow(v, dst, c, n, flags);
 }
 
 void *ntm_copy_large(void *dst, const void *src, size_t n, unsigned flags)
@@ -64,11 +89,9 @@ void *ntm_copy_large(void *dst, const void *src, size_t n, unsigned flags)
 	if (overlap(dst, src, n))
 		return ntm_libc.memmove(dst, src, n);
 	const struct variant *v = choose(NTMEM_OP_COPY, 0, n, flags);
-	if (!ntm_streams(v) || (flags & NTMEM_F_NOFENCE))
+	if (__builtin_expect(v && !ntm_streams(v), 1))
 		return v->copy(dst, src, n);
-	v->copy(dst, src, n);
-	ntm_fence();
-	return dst;
+	return copy_slow(v, dst, src, n, flags);
 }
 
 #if defined(__x86_64__) && defined(__ELF__)

@@ -280,6 +280,21 @@ static void set_inline_max(const struct policy *p)
 	}
 }
 
+void ntm_policy_trial(enum ntmem_op op, const struct variant *v)
+{
+	for (int cls = 0; cls < NTM_CLASSES; cls++) {
+		if ((int)ntm_op_of(cls) != (int)op)
+			continue;
+		struct ladder l;
+		ntm_ladder_single(&l, v, ntm_fallback_streaming(cls),
+				  NTMEM_ORIGIN_ENVIRONMENT);
+		if (cls == NTMEM_CLASS_SET_NONZERO)
+			ntm_nonzero_twin(&l);
+		ntm_policy_install(&ntm_the_policy.ladder[cls], &l, cls);
+	}
+	set_inline_max(&ntm_the_policy);
+}
+
 /* Built once, as the library is loaded: no call ever waits for it, takes
  * a lock or allocates, so the entry points stay async-signal-safe.  errno
  * is left as it was: loading a library must not change it. */

@@ -48,6 +48,13 @@ static inline const struct policy *ntm_policy_ready(void)
 		       ? &ntm_the_policy : NULL;
 }
 
+/* For "ntmem calibrate" only, which measures each candidate as the entry
+ * points will call it: every ladder of op becomes the single rung v (for
+ * memset of other values, v's twin if v writes zeros only), and the entry
+ * points run v inline if it is their own loop.  Not thread-safe: the
+ * caller is the process's only thread using ntmem. */
+void ntm_policy_trial(enum ntmem_op op, const struct variant *v);
+
 /* Build a policy from explicit inputs, for the tool and the tests.
  * tunables and profile_path may be NULL (absent). */
 void ntm_policy_build(struct policy *p, const struct cpu *cpu,

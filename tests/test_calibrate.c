@@ -1,12 +1,14 @@
 /* test_calibrate.c - "ntmem calibrate": usage errors, --dry-run writes
  * nothing, a written profile is what libntmem then reads.  The measured
  * values themselves are never asserted: they are the machine's to say. */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "harness.h"
+#include "ladder_fit.h"
 
 static char dir[] = "/tmp/ntmem-calibrate-test-XXXXXX";
 
@@ -49,80 +51,154 @@ static void test_usage_errors(void)
 	free(out);
 }
 
-/* ntmem info's {"bytes": N or null} against calibrate's N or null. */
-static int same_threshold(const struct t_json *info, const struct t_json *cal)
+/* One class's rungs in calibrate's JSON equal the ladder ntmem info then
+ * reports for it, rung by rung, with origin profile. */
+static int same_ladder(const struct t_json *cal, const struct t_json *info)
 {
-	const struct t_json *bytes = t_json_get(info, "bytes");
-	return bytes && cal && bytes->type == cal->type &&
-	       (cal->type == TJ_NULL || bytes->number == cal->number) &&
-	       !strcmp(t_json_get(info, "origin")->string, "profile");
+	const struct t_json *a = t_json_get(cal, "rungs");
+	const struct t_json *b = t_json_get(info, "rungs");
+	if (!a || !b || a->type != TJ_ARRAY || b->type != TJ_ARRAY ||
+	    a->count != b->count || a->count == 0)
+		return 0;
+	for (size_t i = 0; i < a->count; i++) {
+		const struct t_json *x = &a->items[i], *y = &b->items[i];
+		const struct t_json *xt = t_json_get(x, "to"), *yt = t_json_get(y, "to");
+		if (strcmp(t_json_get(x, "variant")->string,
+			   t_json_get(y, "variant")->string) ||
+		    strcmp(t_json_get(y, "origin")->string, "profile") ||
+		    xt->type != yt->type || (xt->type == TJ_NUMBER && xt->number != yt->number))
+			return 0;
+	}
+	return 1;
 }
 
 static void test_write_and_read_back(void)
 {
 	char cmd[1024], *out = NULL, err[160], profile[300];
 	snprintf(profile, sizeof profile, "%s/cache/ntmem/profile", dir);
+	const char *small = "--quick --max-size 16MiB";
 
 	/* --dry-run writes nothing, not even at the default path. */
-	snprintf(cmd, sizeof cmd, "XDG_CACHE_HOME=%s/cache %s calibrate --quick --dry-run",
-		 dir, t_ntmem());
+	snprintf(cmd, sizeof cmd, "env -u NTMEM_PROFILE XDG_CACHE_HOME=%s/cache %s calibrate %s --dry-run",
+		 dir, t_ntmem(), small);
 	int status = t_run(cmd, &out, NULL);
 	t_check(status == 0 && access(profile, F_OK) != 0 && strstr(out, "Verdict:") &&
-		strstr(out, "memset") && strstr(out, "memcpy"),
+		strstr(out, "memset of zeros") && strstr(out, "memcpy"),
 		"calibrate --dry-run: a verdict, and no profile written", "status %d", status);
 	free(out);
 
-	snprintf(cmd, sizeof cmd, "XDG_CACHE_HOME=%s/cache %s calibrate --quick --json",
-		 dir, t_ntmem());
+	snprintf(cmd, sizeof cmd, "env -u NTMEM_PROFILE XDG_CACHE_HOME=%s/cache %s calibrate %s --json",
+		 dir, t_ntmem(), small);
 	status = t_run(cmd, &out, NULL);
 	struct t_json *j = t_json_parse(out, err, sizeof err);
-	const struct t_json *ops = t_json_get(j, "operations");
-	int ok = status == 0 && j && ops && ops->type == TJ_ARRAY && ops->count == 2 &&
+	const struct t_json *cls = t_json_get(j, "classes");
+	int ok = status == 0 && j && cls && cls->type == TJ_ARRAY && cls->count == 3 &&
 		 t_json_get(j, "written")->boolean && access(profile, F_OK) == 0;
-	for (size_t i = 0; ok && i < ops->count; i++) {
-		const struct t_json *op = &ops->items[i];
-		const struct t_json *xs = t_json_get(op, "crossovers");
-		int set = !strcmp(t_json_get(op, "op")->string, "memset");
-		ok &= t_json_get(op, "cached")->type == TJ_STRING && xs &&
-		      xs->type == TJ_ARRAY && xs->count == (set ? 2u : 1u) &&
-		      (!set || t_json_get(op, "threshold_nonzero"));
-		for (size_t k = 0; ok && k < xs->count; k++) {
-			const struct t_json *x = &xs->items[k];
-			const struct t_json *pts = t_json_get(x, "points");
-			ok &= t_json_get(x, "verdict")->type == TJ_STRING &&
-			      t_json_get(x, "confident")->type == TJ_BOOL && pts &&
-			      pts->type == TJ_ARRAY && pts->count >= 1;
-		}
+	for (size_t i = 0; ok && i < cls->count; i++) {
+		const struct t_json *c = &cls->items[i];
+		const struct t_json *pts = t_json_get(c, "points");
+		ok &= t_json_get(c, "ladder")->type == TJ_STRING &&
+		      t_json_get(c, "words")->type == TJ_STRING && pts &&
+		      pts->type == TJ_ARRAY && pts->count >= 5 &&
+		      t_json_get(&pts->items[0], "size")->number == 256;
 	}
-	t_check(ok, "calibrate --json: valid report, profile written at the default path",
-		"status %d %s", status, j ? "" : err);
+	t_check(ok, "calibrate --json: three ladders, the grid behind them, profile "
+		"written at the default path", "status %d %s", status, j ? "" : err);
 
 	/* libntmem then reads exactly what calibrate chose. */
 	char *info = NULL;
-	snprintf(cmd, sizeof cmd, "XDG_CACHE_HOME=%s/cache %s info --json", dir, t_ntmem());
+	snprintf(cmd, sizeof cmd, "env -u NTMEM_PROFILE XDG_CACHE_HOME=%s/cache %s info --json", dir, t_ntmem());
 	status = t_run(cmd, &info, NULL);
 	struct t_json *k = t_json_parse(info, err, sizeof err);
 	ok = status == 0 && k && ok;
-	for (size_t i = 0; ok && i < 2; i++) {
-		const struct t_json *op = &ops->items[i];
+	for (size_t i = 0; ok && i < 3; i++) {
+		const struct t_json *c = &cls->items[i];
 		const struct t_json *p = t_json_get(t_json_get(k, "policy"),
-						    t_json_get(op, "op")->string);
-		const struct t_json *cached = t_json_get(p, "cached");
-		const struct t_json *th = t_json_get(p, "threshold");
-		ok &= !strcmp(t_json_get(cached, "name")->string,
-			      t_json_get(op, "cached")->string) &&
-		      !strcmp(t_json_get(cached, "origin")->string, "profile") &&
-		      same_threshold(th, t_json_get(op, "threshold"));
-		if (!strcmp(t_json_get(op, "op")->string, "memset"))
-			ok &= same_threshold(t_json_get(p, "threshold_nonzero"),
-					     t_json_get(op, "threshold_nonzero"));
+						    t_json_get(c, "class")->string);
+		ok &= same_ladder(c, p);
 	}
-	t_check(ok, "calibrate: libntmem reads the profile back, value for value",
+	t_check(ok, "calibrate: libntmem reads the ladders back, rung for rung",
 		"status %d %s", status, k ? "" : err);
 	t_json_free(j);
 	t_json_free(k);
 	free(out);
 	free(info);
+}
+
+/* The fit, on made-up tables: what each rule does. */
+static struct fit_point table[FIT_MAX_POINTS];
+
+/* ratios[p][c]: candidate c's ratio at point p (0: not measured). */
+static size_t make_table(const double (*ratios)[3], size_t npoints)
+{
+	for (size_t p = 0; p < npoints; p++) {
+		memset(&table[p], 0, sizeof table[p]);
+		table[p].size = (size_t)1024 << p;
+		for (size_t c = 0; c < 3; c++) {
+			table[p].measured[c] = ratios[p][c] > 0;
+			table[p].ratio[c] = ratios[p][c];
+			table[p].gbps[c] = 10 * ratios[p][c];
+		}
+	}
+	return npoints;
+}
+
+static void test_fit(void)
+{
+	/* A wins, then A and B tie, then B wins, then C (streaming). */
+	static const double crossing[][3] = {
+		{1, .8, .2}, {1, .99, .2}, {.99, 1, .3}, {.9, 1, .5}, {.5, .6, 1}, {.4, .5, 1}};
+	struct fit_input in = {3, -1, table, make_table(crossing, 6), 0.03, 8};
+	struct fit_output out;
+	int rc = fit_ladder(&in, &out);
+	t_check(rc == 0 && out.count == 3 && out.rungs[0].cand == 0 &&
+		out.rungs[0].last == 2 && out.rungs[1].cand == 1 &&
+		out.rungs[1].first == 3 && out.rungs[2].cand == 2 &&
+		out.rungs[0].to > table[2].size && out.rungs[0].to < table[3].size &&
+		out.rungs[2].to == SIZE_MAX,
+		"fit: a tie keeps the current rung; edges fall between the sizes",
+		"rc %d, %u rungs", rc, out.count);
+
+	/* The preferred candidate takes a rung where it ties at the start,
+	 * though another would reach further. */
+	static const double ties[][3] = {{.99, 1, .2}, {1, .98, .2}, {1, .9, .2}};
+	in = (struct fit_input){3, -1, table, make_table(ties, 3), 0.03, 8};
+	int plain = fit_ladder(&in, &out) == 0 && out.count == 1 && out.rungs[0].cand == 0;
+	in.preferred = 1;
+	rc = fit_ladder(&in, &out);
+	t_check(plain && rc == 0 && out.count == 2 && out.rungs[0].cand == 1 &&
+		out.rungs[0].last == 1 && out.rungs[1].cand == 0,
+		"fit: the preferred candidate wins the ties where a rung starts",
+		"without preference %d; rc %d, %u rungs", plain, rc, out.count);
+
+	/* One size of noise between two of A's: merged away. */
+	static const double noisy[][3] = {{1, .9, .1}, {.95, 1, .1}, {1, .9, .1}, {1, .9, .1}};
+	in = (struct fit_input){3, -1, table, make_table(noisy, 4), 0.03, 8};
+	rc = fit_ladder(&in, &out);
+	t_check(rc == 0 && out.count == 1 && out.rungs[0].cand == 0,
+		"fit: a rung within twice the margin between two of one candidate merges",
+		"rc %d, %u rungs", rc, out.count);
+
+	/* Alternating winners need more rungs than fit: the margin widens. */
+	static const double flapping[][3] = {
+		{1, .95, .1}, {.95, 1, .1}, {1, .95, .1}, {.95, 1, .1}, {1, .95, .1},
+		{.95, 1, .1}, {1, .95, .1}, {.95, 1, .1}, {1, .95, .1}, {.95, 1, .1}};
+	in = (struct fit_input){3, -1, table, make_table(flapping, 10), 0.03, 8};
+	rc = fit_ladder(&in, &out);
+	t_check(rc == 0 && out.count <= 8 && out.margin > 0.03,
+		"fit: too many rungs widen the margin", "rc %d, %u rungs, margin %.2f",
+		rc, out.count, out.margin);
+
+	static const double hole[][3] = {{1, .9, .1}, {0, 0, 0}};
+	in = (struct fit_input){3, -1, table, make_table(hole, 2), 0.03, 8};
+	t_check(fit_ladder(&in, &out) == -1, "fit: a size with nothing measured fails",
+		"accepted");
+
+	t_check(fit_edge(1024, 2048) == 1408 && fit_edge(64, 128) == 65 &&
+		fit_edge(1 << 20, 1 << 22) == 1 << 21,
+		"fit: edges are geometric means, multiples of 64, strictly between",
+		"%zu %zu %zu", fit_edge(1024, 2048), fit_edge(64, 128),
+		fit_edge(1 << 20, 1 << 22));
 }
 
 int main(void)
@@ -131,6 +207,7 @@ int main(void)
 		t_fail("mkdtemp", "failed");
 		return t_finish();
 	}
+	test_fit();
 	test_usage_errors();
 	test_write_and_read_back();
 	char cmd[300];

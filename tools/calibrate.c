@@ -1,135 +1,60 @@
-/* calibrate.c - "ntmem calibrate": measure, on this machine, which cached
- * and which streaming variant are fastest and from which size streaming
- * wins; write them to the profile libntmem reads. */
+/* calibrate.c - "ntmem calibrate": measure every variant on a grid of
+ * sizes, fit a ladder per call class (memset of zeros, of other values,
+ * memcpy), and write the profile libntmem reads. */
 #define _GNU_SOURCE
+#include "calibrate.h"
+
 #include <errno.h>
 #include <getopt.h>
-#include <stdarg.h>
 #include <math.h>
-#include <stdint.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#include "bench.h"
+#include "benchfn.h"
 #include "cli.h"
 #include "commands.h"
-#include "cpu.h"
-#include "json.h"
-#include "measure.h"
 #include "policy.h"
 #include "profile.h"
+#include "registry.h"
 #include "size.h"
 
 #define KiB ((size_t)1 << 10)
 #define MiB ((size_t)1 << 20)
 #define GiB ((size_t)1 << 30)
-/* Streaming counts as winning when it is at most this much slower: a
- * tie goes to streaming, which spares everyone else's cache. */
-#define TIE_RATIO 0.97
-/* memset is calibrated writing zeros (clearing, the common case) and
- * writing this, since zeros can be far cheaper to write than data.  The
- * variants are chosen writing zeros. */
-#define NONZERO_VALUE 0x5a
-/* Timed runs of about 2 ms: many sizes and candidates in a few seconds;
- * the paired, interleaved runs carry the comparison. */
-#define CALIBRATE_RUN_NS 2e6
-
-struct effort {
-	const char *name;
-	size_t grid_lo, grid_hi;  /* crossover search range, powers of 2 */
-	int reps;                 /* paired runs per size */
-	int refinements;          /* bisection steps below the first win */
-};
 
 static const struct effort efforts[] = {
-	{"quick", 2 * MiB, 128 * MiB, 5, 0},
-	{"default", 1 * MiB, 512 * MiB, 5, 1},
-	{"thorough", 1 * MiB, 4 * GiB, 9, 2},
+	/* name      lo     hi         step rounds run_ns  big  refine */
+	{"quick", 256, 256 * MiB, 4, 3, 1e6, 128 * MiB, 1},
+	{"default", 64, 1 * GiB, 2, 5, 2e6, 256 * MiB, 2},
+	{"thorough", 64, 4 * GiB, 2, 9, 5e6, 1 * GiB, 3},
 };
 
-/* Sizes below the crossover grid where the cached variants are compared
- * too: the cached variant serves every size below the threshold. */
-static const size_t small_sizes[] = {64 * KiB, 256 * KiB};
-
-struct crossover_point {
-	size_t size;
-	double ratio;   /* median of streaming / cached GB/s over paired runs */
-	int wins;       /* paired runs streaming won */
-	double cached_gbps, streaming_gbps;  /* medians */
-};
-
-#define MAX_POINTS 32
-#define MAX_CANDIDATES 16
-#define MAX_REPS 16
-
-/* Every cached candidate and the streaming variant at one size, each run
- * of them in turn, so the choice of cached variant and threshold can be
- * made together. */
-struct grid_point {
-	size_t size;
-	double cached[MAX_CANDIDATES][MAX_REPS];  /* GB/s, per run */
-	double streaming[MAX_REPS];
-};
-
-struct candidate_score {
-	const struct fn *fn;
-	double score;   /* worst fraction of the best, over the sizes */
-};
-
-/* Where streaming starts to win for one operation and value. */
-struct crossover {
-	int value;                /* memset writes it */
-	struct crossover_point points[MAX_POINTS];
-	size_t npoints;
-	size_t threshold;         /* SIZE_MAX: never */
-	int confident;
-	char confidence[256];
-	char verdict[256];
-};
-
-struct op_result {
-	enum ntmem_op op;
-	struct fn fns[FN_MAX];
-	size_t nfns;
-	const struct fn *cached_fns[MAX_CANDIDATES];
-	struct candidate_score cached[MAX_CANDIDATES], streaming[MAX_CANDIDATES];
-	size_t ncached, nstreaming;
-	struct grid_point grid[MAX_POINTS];
-	size_t ngrid;
-	size_t stream_pick_sizes[1];
-	size_t nstream_pick_sizes;
-	const struct fn *best_cached, *best_streaming;
-	const struct fn *streaming_any_value;  /* best_streaming, or the ranked
-						  one if that is zero-only */
-	struct crossover x[2];    /* memset: zeros, then NONZERO_VALUE */
-	size_t nx;
-};
-
-struct options {
-	const struct effort *effort;
-	const char *output;
-	int dry_run, json, cpu, progress;
-};
-
-static const char *op_name(enum ntmem_op op)
-{
-	return op == NTMEM_OP_SET ? "memset" : "memcpy";
-}
+/* Above this every cached candidate is not worth running again: only the
+ * ones close to the best at the size below (and streaming) continue. */
+#define PRUNE_FROM (32 * MiB)
+#define PRUNE_KEEP 0.85
+/* Tied: within 3% of the best, by the median of paired ratios.  Medians
+ * of 5 interleaved runs here vary by 1-2% (docs/results.md). */
+#define MARGIN 0.03
 
 static void usage(FILE *f)
 {
 	fprintf(f,
 		"Usage: ntmem calibrate [OPTIONS]\n"
-		"Measure which cached and which streaming variant are fastest here,\n"
-		"and from which size streaming wins, for memset and memcpy; write\n"
-		"the result to the profile libntmem reads.\n"
+		"Measure every variant this CPU runs on a grid of sizes, from 64 B\n"
+		"to 1 GiB, and fit a ladder for memset of zeros, memset of other\n"
+		"values and memcpy: which variant serves which sizes.  Write them\n"
+		"to the profile libntmem reads.\n"
 		"\n"
 		"Options:\n"
-		"      --quick          a few seconds: sizes 2 MiB-128 MiB, 5 runs each\n"
-		"      --thorough       two or three minutes: 1 MiB-4 GiB, 9 runs each\n"
-		"                       (default: 1 MiB-512 MiB, 5 runs each)\n"
+		"      --quick          about 15 s: 256 B-256 MiB, every 4x, 3 runs\n"
+		"      --thorough       several minutes: 64 B-4 GiB, 9 runs each\n"
+		"                       (default: 64 B-1 GiB, every 2x, 5 runs, <60 s)\n"
+		"      --max-size SIZE  measure up to SIZE only (B, KB, MB, GB...;\n"
+		"                       the last rung then serves every larger size)\n"
 		"  -o, --output PATH    write the profile to PATH (default: the path\n"
 		"                       libntmem reads; see ntmem info)\n"
 		"  -n, --dry-run        measure and report, write nothing\n"
@@ -137,15 +62,17 @@ static void usage(FILE *f)
 		"      --cpu N          pin to CPU N (default: the CPU it starts on)\n"
 		"  -h, --help           show this help\n"
 		"\n"
-		"memset gets a threshold writing zeros and one writing 0x5a (zeros\n"
-		"can be far cheaper to write); its variants are chosen writing\n"
-		"zeros.  Buffers are on 4 KiB pages.  Sizes that do not fit in\n"
-		"available memory are left out of the search.\n");
+		"Runs are interleaved and rotated; a size's winner is decided by the\n"
+		"median of paired ratios, and variants within 3%% of it tie, so\n"
+		"neighbouring sizes with tied winners share one rung.  Sizes that\n"
+		"do not fit in available memory are left out.  Exit status: 0 ok,\n"
+		"1 the run failed, 2 bad usage.\n");
 }
 
-static void parse(int argc, char **argv, struct options *o)
+static int parse(int argc, char **argv, struct cal_options *o,
+		 struct cli_error *e)
 {
-	enum { OPT_QUICK = 256, OPT_THOROUGH, OPT_JSON, OPT_CPU };
+	enum { OPT_QUICK = 256, OPT_THOROUGH, OPT_JSON, OPT_CPU, OPT_MAX_SIZE };
 	static const struct option longopts[] = {
 		{"quick", no_argument, NULL, OPT_QUICK},
 		{"thorough", no_argument, NULL, OPT_THOROUGH},
@@ -153,6 +80,7 @@ static void parse(int argc, char **argv, struct options *o)
 		{"dry-run", no_argument, NULL, 'n'},
 		{"json", no_argument, NULL, OPT_JSON},
 		{"cpu", required_argument, NULL, OPT_CPU},
+		{"max-size", required_argument, NULL, OPT_MAX_SIZE},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -160,20 +88,18 @@ static void parse(int argc, char **argv, struct options *o)
 	o->effort = &efforts[1];
 	o->cpu = -1;
 	int c, efforts_given = 0;
+	long cpu;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":o:nh", longopts, NULL)) != -1) {
 		switch (c) {
 		case OPT_QUICK:
-			o->effort = &efforts[0];
-			efforts_given++;
-			break;
 		case OPT_THOROUGH:
-			o->effort = &efforts[2];
+			o->effort = &efforts[c == OPT_QUICK ? 0 : 2];
 			efforts_given++;
 			break;
 		case 'o':
 			if (!optarg[0])
-				cli_usage_error("--output: empty path");
+				return cli_error(e, CLI_USAGE, "--output: empty path");
 			o->output = optarg;
 			break;
 		case 'n':
@@ -183,33 +109,33 @@ static void parse(int argc, char **argv, struct options *o)
 			o->json = 1;
 			break;
 		case OPT_CPU:
-			o->cpu = (int)cli_long("--cpu", optarg, 0, 4095);
+			if (cli_parse_long("--cpu", optarg, 0, 4095, &cpu, e))
+				return -1;
+			o->cpu = (int)cpu;
+			break;
+		case OPT_MAX_SIZE:
+			if (cli_parse_size("--max-size", optarg, &o->max_size, e))
+				return -1;
+			if (o->max_size < 4 * KiB)
+				return cli_error(e, CLI_USAGE, "--max-size: '%s': at "
+						 "least 4 KiB", optarg);
 			break;
 		case 'h':
 			usage(stdout);
 			exit(0);
 		default:
-			cli_option_error(c, argv);
+			return cli_getopt_error(c, argv, e);
 		}
 	}
-	cli_no_operands(argc, argv);
+	if (cli_check_no_operands(argc, argv, e))
+		return -1;
 	if (efforts_given > 1)
-		cli_usage_error("--quick and --thorough: choose one");
-	if (o->cpu < 0)
-		o->cpu = current_cpu();
-	if (o->cpu >= 0 && pin_to_cpu(o->cpu))
-		cli_usage_error("--cpu: cannot run on CPU %d", o->cpu);
+		return cli_error(e, CLI_USAGE, "--quick and --thorough: choose one");
+	return 0;
 }
 
-struct buffers {
-	struct buffer dst, src;
-	int copy;
-};
-
-static void progress(const struct options *o, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static void progress(const struct options *o, const char *fmt, ...)
+__attribute__((format(printf, 2, 3)))
+static void progress(const struct cal_options *o, const char *fmt, ...)
 {
 	if (!o->progress)
 		return;
@@ -221,628 +147,332 @@ static void progress(const struct options *o, const char *fmt, ...)
 	fflush(stderr);
 }
 
-/* Median GB/s of each of fns[0..n) at size, runs interleaved. */
-static void measure_medians(const struct buffers *b, const struct fn *const *fns,
-			    size_t n, size_t size, int reps, double *out)
-{
-	double samples[MAX_CANDIDATES][64];
-	long loops[MAX_CANDIDATES];
-	const unsigned char *src = b->copy ? b->src.p : NULL;
-	for (size_t i = 0; i < n; i++)
-		loops[i] = bench_auto_loops(fns[i], b->dst.p, src, size, 0, 0,
-					    CALIBRATE_RUN_NS);
-	for (int r = 0; r < reps; r++)
-		for (size_t k = 0; k < n; k++) {
-			/* Rotate the order each run: no one always goes first. */
-			size_t i = (k + (size_t)r) % n;
-			samples[i][r] = bench_run(fns[i], b->dst.p, src, size, 0,
-						  0, loops[i]);
-		}
-	for (size_t i = 0; i < n; i++)
-		out[i] = median_of(samples[i], (size_t)reps);
-}
+/* A candidate as the entry points call it: the process's ladder for the
+ * operation becomes this one variant (ntm_policy_trial), and the timed
+ * call is ntmem_set or ntmem_copy, dispatch and fence included.  So the
+ * entry points' own loop is timed inline, and every other rung with the
+ * ladder's call in front of it, as auto will run them. */
+struct trial {
+	const struct variant *v;
+	enum ntmem_op op;
+	unsigned char *dst;
+	const unsigned char *src;
+	int value;
+};
 
-/* Score every candidate by its worst fraction of the best at any of the
- * sizes; the most robust one wins, earlier ones on a tie.  Used for the
- * streaming variant, well above the cache, where the threshold does not
- * matter. */
-static const struct fn *pick(const struct options *o, const struct buffers *b,
-			     const struct fn *const *cands, size_t n,
-			     const size_t *sizes, size_t nsizes,
-			     struct candidate_score *scores)
+static const struct variant *trial_in_effect[2];
+
+static int call_trial(void *arg, size_t size)
 {
-	for (size_t i = 0; i < n; i++)
-		scores[i] = (struct candidate_score){cands[i], INFINITY};
-	for (size_t s = 0; s < nsizes; s++) {
-		double med[MAX_CANDIDATES], best = 0;
-		char sz[32];
-		progress(o, "%s variants at %s", cands[0]->streaming ? "streaming" : "cached",
-			 ntm_format_size(sizes[s], sz, sizeof sz));
-		measure_medians(b, cands, n, sizes[s], o->effort->reps, med);
-		for (size_t i = 0; i < n; i++)
-			best = fmax(best, med[i]);
-		for (size_t i = 0; i < n; i++)
-			scores[i].score = fmin(scores[i].score, med[i] / best);
+	struct trial *t = arg;
+	if (trial_in_effect[t->op] != t->v) {
+		ntm_policy_trial(t->op, t->v);
+		trial_in_effect[t->op] = t->v;
 	}
-	size_t winner = 0;
-	for (size_t i = 1; i < n; i++)
-		if (scores[i].score > scores[winner].score)
-			winner = i;
-	return cands[winner];
+	if (t->op == NTMEM_OP_SET)
+		ntmem_set(t->dst, t->value, size);
+	else
+		ntmem_copy(t->dst, t->src, size);
+	return 0;
 }
 
-static void measure_point(const struct options *o, const struct buffers *b,
-			  const struct op_result *r, const struct crossover *x,
-			  size_t size, struct crossover_point *p)
+/* Time cands[0..n) at size, interleaved: medians and paired ratios to the
+ * best median go into point slots idx[0..n). */
+static int measure_point(const struct cal_options *o, struct cal_class *k,
+			 const size_t *idx, size_t n, size_t size,
+			 struct fit_point *pt, struct cli_error *e)
 {
-	int v = x->value;
-	int reps = o->effort->reps;
-	const unsigned char *src = b->copy ? b->src.p : NULL;
-	const struct fn *c = r->best_cached, *s = r->best_streaming;
-	if (x->value && s->zero_only)
-		s = r->streaming_any_value;  /* what the library uses then */
-	long lc = bench_auto_loops(c, b->dst.p, src, size, 0, v,
-				   CALIBRATE_RUN_NS);
-	long ls = bench_auto_loops(s, b->dst.p, src, size, 0, v,
-				   CALIBRATE_RUN_NS);
-	double ratios[64], cg[64], sg[64];
-	char sz[32];
-	progress(o, "%s crossover at %s", op_name(r->op),
-		 ntm_format_size(size, sz, sizeof sz));
-	p->size = size;
-	p->wins = 0;
-	for (int i = 0; i < reps; i++) {
-		/* Paired runs, alternating which goes first. */
-		if (i % 2) {
-			sg[i] = bench_run(s, b->dst.p, src, size, 0, v, ls);
-			cg[i] = bench_run(c, b->dst.p, src, size, 0, v, lc);
-		} else {
-			cg[i] = bench_run(c, b->dst.p, src, size, 0, v, lc);
-			sg[i] = bench_run(s, b->dst.p, src, size, 0, v, ls);
-		}
-		ratios[i] = sg[i] / cg[i];
-		p->wins += sg[i] > cg[i];
-	}
-	p->ratio = median_of(ratios, (size_t)reps);
-	p->cached_gbps = median_of(cg, (size_t)reps);
-	p->streaming_gbps = median_of(sg, (size_t)reps);
-}
-
-static int point_streams(const struct crossover_point *p)
-{
-	return p->ratio >= TIE_RATIO;
-}
-
-/* The threshold that fits the measured ratios best: the index of the
- * first point to stream (npoints: never), minimizing the bandwidth lost
- * against the better method at every size (log ratios, ties within
- * TIE_RATIO counted as no loss for streaming).  Each interior ratio is
- * first replaced by the median of it and its neighbours, so one noisy
- * size cannot move the threshold; on equal loss the smaller threshold
- * wins, sparing the cache. */
-static size_t fit_threshold(const struct crossover *x)
-{
-	size_t n = x->npoints;
-	double smooth[MAX_POINTS];
+	struct trial trials[FIT_MAX_CANDS];
+	struct benchfn fns[FIT_MAX_CANDS];
+	long rounds = o->effort->rounds, loops[FIT_MAX_CANDS];
+	double gbps[FIT_MAX_CANDS * 16];
+	enum ntmem_op op = k->bufs->copy ? NTMEM_OP_COPY : NTMEM_OP_SET;
 	for (size_t i = 0; i < n; i++) {
-		if (i == 0 || i + 1 == n) {
-			smooth[i] = x->points[i].ratio;
-			continue;
-		}
-		double three[3] = {x->points[i - 1].ratio, x->points[i].ratio,
-				   x->points[i + 1].ratio};
-		smooth[i] = median_of(three, 3);
+		trials[i] = (struct trial){ntm_variant(k->cands[idx[i]].variant_id), op,
+					   k->bufs->dst.p, k->bufs->src.p, k->value};
+		fns[i] = (struct benchfn){k->cands[idx[i]].name, call_trial, &trials[i]};
 	}
-	size_t best = n;
-	double best_loss = INFINITY;
-	for (size_t t = n + 1; t-- > 0;) {
-		double loss = 0;
-		for (size_t i = 0; i < n; i++)
-			loss += i < t ? fmax(0, log(smooth[i]))
-				      : fmax(0, log(TIE_RATIO / smooth[i]));
-		if (loss <= best_loss) {
-			best_loss = loss;
-			best = t;
-		}
+	struct benchfn_plan plan = {fns, n, size, rounds, 0, o->effort->run_ns,
+				    NULL, NULL};
+	struct benchfn_result res = {gbps, loops, 0};
+	if (benchfn_run(&plan, &res))
+		return cli_error(e, CLI_FAILED, "%s failed: %s",
+				 fns[res.failed].name, strerror(errno));
+	size_t best = 0;
+	double med[FIT_MAX_CANDS];
+	for (size_t i = 0; i < n; i++) {
+		double runs[16];
+		memcpy(runs, benchfn_runs(&res, i, rounds), sizeof(double) * (size_t)rounds);
+		med[i] = median_of(runs, (size_t)rounds);
+		if (med[i] > med[best])
+			best = i;
 	}
-	return best;
-}
-
-static void insert_point(struct crossover *x, const struct crossover_point *p)
-{
-	size_t i = x->npoints;
-	while (i > 0 && x->points[i - 1].size > p->size) {
-		x->points[i] = x->points[i - 1];
-		i--;
-	}
-	x->points[i] = *p;
-	x->npoints++;
-}
-
-/* The crossover grid of x: sizes doubling from grid_lo up to hi. */
-static void measure_grid(const struct options *o, const struct buffers *b,
-			 const struct op_result *r, struct crossover *x, size_t hi)
-{
-	for (size_t size = o->effort->grid_lo; size <= hi && x->npoints < MAX_POINTS;
-	     size *= 2) {
-		struct crossover_point p;
-		measure_point(o, b, r, x, size, &p);
-		insert_point(x, &p);
-	}
-}
-
-/* The threshold that fits x's grid best, refined by bisection (in log
- * space) between it and the size below. */
-static void settle_threshold(const struct options *o, const struct buffers *b,
-			     const struct op_result *r, struct crossover *x)
-{
-	size_t first = fit_threshold(x);
-	if (first == x->npoints) {
-		x->threshold = SIZE_MAX;
-		return;
-	}
-	size_t lo_size = first ? x->points[first - 1].size : 0;
-	size_t hi_size = x->points[first].size;
-	for (int k = 0; k < o->effort->refinements && lo_size; k++) {
-		size_t mid = (size_t)sqrt((double)lo_size * (double)hi_size);
-		mid = (mid + MiB - 1) / MiB * MiB;
-		if (mid <= lo_size || mid >= hi_size || x->npoints == MAX_POINTS)
-			break;
-		struct crossover_point p;
-		measure_point(o, b, r, x, mid, &p);
-		insert_point(x, &p);
-		if (point_streams(&p))
-			hi_size = mid;
-		else
-			lo_size = mid;
-	}
-	x->threshold = hi_size;
-}
-
-/* Every cached candidate and the streaming variant at size, writing
- * zeros, interleaved run by run in a rotating order. */
-static void measure_grid_point(const struct options *o, const struct buffers *b,
-			       struct op_result *r, size_t size)
-{
-	struct grid_point *g = &r->grid[r->ngrid++];
-	const unsigned char *src = b->copy ? b->src.p : NULL;
-	const struct fn *fns[MAX_CANDIDATES + 1];
-	long loops[MAX_CANDIDATES + 1];
-	size_t n = r->ncached + 1;
-	char sz[32];
-	progress(o, "%s variants at %s", op_name(r->op),
-		 ntm_format_size(size, sz, sizeof sz));
-	g->size = size;
-	for (size_t i = 0; i < r->ncached; i++)
-		fns[i] = r->cached_fns[i];
-	fns[r->ncached] = r->best_streaming;
-	for (size_t i = 0; i < n; i++)
-		loops[i] = bench_auto_loops(fns[i], b->dst.p, src, size, 0, 0,
-					    CALIBRATE_RUN_NS);
-	for (int rep = 0; rep < o->effort->reps; rep++)
-		for (size_t k = 0; k < n; k++) {
-			size_t i = (k + (size_t)rep) % n;
-			double gbps = bench_run(fns[i], b->dst.p, src, size, 0, 0,
-						loops[i]);
-			if (i < r->ncached)
-				g->cached[i][rep] = gbps;
-			else
-				g->streaming[rep] = gbps;
-		}
-}
-
-/* The crossover of cached candidate c against streaming, from the grid. */
-static void crossover_from_grid(const struct options *o, const struct op_result *r,
-				size_t c, struct crossover *x)
-{
-	int reps = o->effort->reps;
-	x->npoints = 0;
-	for (size_t i = 0; i < r->ngrid; i++) {
-		const struct grid_point *g = &r->grid[i];
-		double ratios[MAX_REPS], cg[MAX_REPS], sg[MAX_REPS];
-		struct crossover_point *p = &x->points[x->npoints++];
-		p->size = g->size;
-		p->wins = 0;
-		for (int k = 0; k < reps; k++) {
-			cg[k] = g->cached[c][k];
-			sg[k] = g->streaming[k];
-			ratios[k] = sg[k] / cg[k];
-			p->wins += sg[k] > cg[k];
-		}
-		p->ratio = median_of(ratios, (size_t)reps);
-		p->cached_gbps = median_of(cg, (size_t)reps);
-		p->streaming_gbps = median_of(sg, (size_t)reps);
-	}
-}
-
-/* Choose the cached variant and the zeros threshold together: for each
- * candidate the threshold that fits it best, then the pair that loses
- * the least bandwidth against the best measured at every grid size (as
- * a geometric mean).  Earlier candidates win ties. */
-static void choose_cached(const struct options *o, const struct buffers *b,
-			  struct op_result *r, size_t hi)
-{
-	for (size_t i = 0; i < sizeof small_sizes / sizeof small_sizes[0]; i++)
-		if (small_sizes[i] < o->effort->grid_lo && small_sizes[i] <= hi)
-			measure_grid_point(o, b, r, small_sizes[i]);
-	for (size_t size = o->effort->grid_lo; size <= hi && r->ngrid < MAX_POINTS;
-	     size *= 2)
-		measure_grid_point(o, b, r, size);
-
-	double best_at[MAX_POINTS];
-	int reps = o->effort->reps;
-	for (size_t i = 0; i < r->ngrid; i++) {
-		double v[MAX_REPS];
-		memcpy(v, r->grid[i].streaming, sizeof(double) * (size_t)reps);
-		best_at[i] = median_of(v, (size_t)reps);
-		for (size_t c = 0; c < r->ncached; c++) {
-			memcpy(v, r->grid[i].cached[c], sizeof(double) * (size_t)reps);
-			best_at[i] = fmax(best_at[i], median_of(v, (size_t)reps));
-		}
-	}
-	size_t chosen = 0;
-	static struct crossover x;
-	for (size_t c = 0; c < r->ncached; c++) {
-		crossover_from_grid(o, r, c, &x);
-		size_t t = fit_threshold(&x);
-		double loss = 0;
-		for (size_t i = 0; i < x.npoints; i++) {
-			const struct crossover_point *p = &x.points[i];
-			loss += log(best_at[i] /
-				    (i < t ? p->cached_gbps : p->streaming_gbps));
-		}
-		r->cached[c] = (struct candidate_score){
-			r->cached_fns[c], exp(-loss / (double)x.npoints)};
-		if (r->cached[c].score > r->cached[chosen].score)
-			chosen = c;
-	}
-	r->best_cached = r->cached_fns[chosen];
-	crossover_from_grid(o, r, chosen, &r->x[0]);
-	settle_threshold(o, b, r, &r->x[0]);
-}
-
-/* How sure: streaming must have won most paired runs from the threshold
- * up, and cached most just below it, by more than the noise allowance. */
-static void judge(const struct options *o, const struct op_result *r,
-		  struct crossover *x)
-{
-	char t[32], sz[32], what[48];
-	if (r->op == NTMEM_OP_COPY)
-		snprintf(what, sizeof what, "memcpy");
-	else if (x->value == 0)
-		snprintf(what, sizeof what, "memset of zeros");
-	else
-		snprintf(what, sizeof what, "memset of 0x%02x bytes", x->value);
-	int reps = o->effort->reps;
-	const struct crossover_point *last = &x->points[x->npoints - 1];
-	if (x->threshold == SIZE_MAX) {
-		snprintf(x->verdict, sizeof x->verdict,
-			 "streaming %s never wins up to %s (%.2fx there): stay cached",
-			 what, ntm_format_size(last->size, sz, sizeof sz),
-			 last->ratio);
-		x->confident = last->wins * 4 <= reps;
-		snprintf(x->confidence, sizeof x->confidence,
-			 "%s: cached won %d of %d paired runs at %s",
-			 x->confident ? "sure" : "not sure", reps - last->wins, reps, sz);
-		return;
-	}
-	ntm_format_size(x->threshold, t, sizeof t);
-	double above[MAX_POINTS];
-	size_t nabove = 0;
-	for (size_t i = 0; i < x->npoints; i++)
-		if (x->points[i].size >= x->threshold)
-			above[nabove++] = x->points[i].ratio;
-	snprintf(x->verdict, sizeof x->verdict,
-		 "streaming %s wins from %s up (%.2fx by the median from there, "
-		 "%.2fx at %s)", what, t, median_of(above, nabove),
-		 last->ratio, ntm_format_size(last->size, sz, sizeof sz));
-	int min_wins = reps;
-	for (size_t i = 0; i < x->npoints; i++)
-		if (x->points[i].size >= x->threshold && x->points[i].wins < min_wins)
-			min_wins = x->points[i].wins;
-	const struct crossover_point *below = NULL;
-	for (size_t i = 0; i < x->npoints; i++)
-		if (x->points[i].size < x->threshold)
-			below = &x->points[i];
-	/* "Most" is two thirds: 5 of 7 paired runs, 3 of 5. */
-	int clear_above = min_wins * 3 >= reps * 2;
-	int clear_below = !below || (below->wins * 3 <= reps && below->ratio < TIE_RATIO);
-	x->confident = clear_above && clear_below;
-	if (x->confident)
-		snprintf(x->confidence, sizeof x->confidence,
-			 "sure: streaming won at least %d of %d paired runs at every "
-			 "size from %s up%s", min_wins, reps, t,
-			 below ? " and at most a third just below" : "");
-	else if (!clear_above)
-		snprintf(x->confidence, sizeof x->confidence,
-			 "not sure: from %s up streaming won as few as %d of %d paired "
-			 "runs; the two are close there, so the exact threshold "
-			 "matters little", t, min_wins, reps);
-	else
-		snprintf(x->confidence, sizeof x->confidence,
-			 "not sure: just below, at %s, streaming still won %d of %d "
-			 "paired runs (%.2fx); the two are close there, so the exact "
-			 "threshold matters little",
-			 ntm_format_size(below->size, sz, sizeof sz), below->wins,
-			 reps, below->ratio);
-}
-
-static int alloc_buffers(struct buffers *b, enum ntmem_op op, size_t size)
-{
-	char why[160];
-	b->copy = op == NTMEM_OP_COPY;
-	if (buffer_alloc(&b->dst, size, PAGES_4K, why, sizeof why))
-		cli_fail("cannot allocate %zu bytes: %s", size, why);
-	if (b->copy) {
-		if (buffer_alloc(&b->src, size, PAGES_4K, why, sizeof why))
-			cli_fail("cannot allocate %zu bytes: %s", size, why);
-		fill_random(b->src.p, size);
+	pt->size = size;
+	for (size_t i = 0; i < n; i++) {
+		pt->measured[idx[i]] = 1;
+		pt->gbps[idx[i]] = med[i];
+		pt->ratio[idx[i]] = benchfn_paired_ratio(benchfn_runs(&res, i, rounds),
+							 benchfn_runs(&res, best, rounds),
+							 rounds, NULL);
 	}
 	return 0;
 }
 
-static void calibrate_op(const struct options *o, struct op_result *r,
-			 size_t memory)
+/* The candidates to run at a grid point: every one below PRUNE_FROM; above
+ * it those close to the best at the point before, and streaming. */
+static size_t candidates_at(const struct cal_class *k, size_t point, size_t *idx)
 {
-	r->nfns = fn_list(r->op, r->fns, FN_MAX);
-	const struct fn *streaming[MAX_CANDIDATES];
-	for (size_t i = 0; i < r->nfns; i++) {
-		const struct fn *f = &r->fns[i];
-		if (f->kind != FN_VARIANT || !f->supported)
+	size_t n = 0;
+	const struct fit_point *prev = point ? &k->points[point - 1] : NULL;
+	for (size_t c = 0; c < k->ncands; c++) {
+		int keep = !prev || prev->size < PRUNE_FROM / 2 ||
+			   (int)c == k->streaming ||
+			   (prev->measured[c] && prev->ratio[c] >= PRUNE_KEEP);
+		if (keep)
+			idx[n++] = c;
+	}
+	return n;
+}
+
+/* The grid for one class: sizes from lo, multiplied by step, up to hi. */
+static int measure_grid(const struct cal_options *o, struct cal_class *k,
+			size_t hi, struct cli_error *e)
+{
+	char s[32];
+	k->npoints = 0;
+	for (size_t size = o->effort->lo; size <= hi && k->npoints < FIT_MAX_POINTS;
+	     size *= o->effort->step) {
+		size_t idx[FIT_MAX_CANDS];
+		size_t n = candidates_at(k, k->npoints, idx);
+		struct fit_point *pt = &k->points[k->npoints];
+		memset(pt, 0, sizeof *pt);
+		progress(o, "%s at %s", k->label, ntm_format_size(size, s, sizeof s));
+		if (measure_point(o, k, idx, n, size, pt, e))
+			return -1;
+		k->npoints++;
+	}
+	return 0;
+}
+
+/* The best streaming variant for the class, at the effort's big size:
+ * every streaming candidate, interleaved.  Appends it to the class's
+ * candidates (k->streaming); none on CPUs without streaming. */
+static int pick_streaming(const struct cal_options *o, struct cal_class *k,
+			  const struct fn *all, size_t nall, size_t hi,
+			  struct cli_error *e)
+{
+	struct cal_class trial = *k;
+	trial.ncands = 0;
+	for (size_t i = 0; i < nall; i++)
+		if (all[i].kind == FN_VARIANT && all[i].supported && all[i].streaming &&
+		    (!all[i].zero_only || k->value == 0) && trial.ncands < FIT_MAX_CANDS)
+			trial.cands[trial.ncands++] = all[i];
+	k->streaming = -1;
+	if (!trial.ncands)
+		return 0;
+	size_t idx[FIT_MAX_CANDS], size = o->effort->big < hi ? o->effort->big : hi;
+	for (size_t i = 0; i < trial.ncands; i++)
+		idx[i] = i;
+	char s[32];
+	progress(o, "%s: streaming variants at %s", k->label,
+		 ntm_format_size(size, s, sizeof s));
+	struct fit_point *pt = &k->pick;
+	memset(pt, 0, sizeof *pt);
+	if (measure_point(o, &trial, idx, trial.ncands, size, pt, e))
+		return -1;
+	size_t best = 0;
+	for (size_t i = 1; i < trial.ncands; i++)
+		if (pt->gbps[i] > pt->gbps[best])
+			best = i;
+	k->npicked = trial.ncands;
+	memcpy(k->picked, trial.cands, sizeof trial.cands);
+	k->streaming = (int)k->ncands;
+	k->cands[k->ncands++] = trial.cands[best];
+	return 0;
+}
+
+/* Where between two grid sizes the next rung starts: bisected in log
+ * space with the two candidates alone, where the upper one wins clearly
+ * at its first size (a tie needs no precise edge). */
+static int refine_edges(const struct cal_options *o, struct cal_class *k,
+			struct cli_error *e)
+{
+	k->nrefined = 0;
+	for (unsigned r = 0; r + 1 < k->fit.count; r++) {
+		struct fit_rung *a = &k->fit.rungs[r];
+		const struct fit_rung *b = &k->fit.rungs[r + 1];
+		const struct fit_point *fitted = k->points + k->nsmall;
+		const struct fit_point *first = &fitted[b->first];
+		if (!first->measured[a->cand] || first->ratio[a->cand] >= 1 - MARGIN)
 			continue;
-		if (f->streaming && r->nstreaming < MAX_CANDIDATES)
-			streaming[r->nstreaming++] = f;
-		else if (!f->streaming && r->ncached < MAX_CANDIDATES)
-			r->cached_fns[r->ncached++] = f;
+		size_t lo = fitted[a->last].size, hi = first->size;
+		for (int step = 0; step < o->effort->refinements; step++) {
+			size_t mid = fit_edge(lo, hi), idx[2] = {a->cand, b->cand};
+			struct fit_point pt;
+			if (mid <= lo || mid >= hi)
+				break;
+			memset(&pt, 0, sizeof pt);
+			char s[32];
+			progress(o, "%s: edge near %s", k->label,
+				 ntm_format_size(mid, s, sizeof s));
+			if (measure_point(o, k, idx, 2, mid, &pt, e))
+				return -1;
+			if (pt.gbps[b->cand] >= pt.gbps[a->cand])
+				hi = mid;
+			else
+				lo = mid;
+			if (k->nrefined < sizeof k->refined / sizeof k->refined[0])
+				k->refined[k->nrefined++] = (struct cal_refinement){
+					r, mid, pt.gbps[a->cand], pt.gbps[b->cand]};
+		}
+		a->to = fit_edge(lo, hi);
 	}
-
-	/* The largest size that fits, for each buffer. */
-	size_t per_buffer = memory / (r->op == NTMEM_OP_COPY ? 2 : 1);
-	size_t hi = o->effort->grid_hi;
-	while (hi > o->effort->grid_lo && hi > per_buffer)
-		hi /= 2;
-	if (hi > per_buffer)
-		cli_fail("not enough memory: %s needs at least %zu MiB",
-			 op_name(r->op), o->effort->grid_lo / MiB *
-			 (r->op == NTMEM_OP_COPY ? 2 : 1));
-	struct buffers b;
-	alloc_buffers(&b, r->op, hi);
-
-	r->best_cached = r->cached_fns[0];
-	r->best_streaming = NULL;
-	if (r->nstreaming) {
-		struct cache_plan plan;
-		ntm_cpu_plan(ntm_cpu(), &plan);
-		size_t cache = plan.caches.l3;
-		size_t big = cache * 4 > 256 * MiB ? cache * 4 : 256 * MiB;
-		r->stream_pick_sizes[0] = big < hi ? big : hi;
-		r->nstream_pick_sizes = 1;
-		r->best_streaming = pick(o, &b, streaming, r->nstreaming,
-					 r->stream_pick_sizes,
-					 r->nstream_pick_sizes, r->streaming);
-		r->streaming_any_value = r->best_streaming;
-		if (r->best_streaming->zero_only) {
-			const struct variant *v =
-				ntm_ranked(r->op, NTMEM_ROLE_STREAMING, 0);
-			r->streaming_any_value =
-				fn_find(r->fns, r->nfns, v ? v->name : "");
-		}
-		choose_cached(o, &b, r, hi);
-		for (size_t k = 1; k < r->nx; k++) {
-			measure_grid(o, &b, r, &r->x[k], hi);
-			settle_threshold(o, &b, r, &r->x[k]);
-		}
-		for (size_t k = 0; k < r->nx; k++)
-			judge(o, r, &r->x[k]);
-	} else {
-		for (size_t k = 0; k < r->nx; k++) {
-			struct crossover *x = &r->x[k];
-			x->threshold = SIZE_MAX;
-			snprintf(x->verdict, sizeof x->verdict,
-				 "no streaming %s variant runs on this CPU",
-				 op_name(r->op));
-			snprintf(x->confidence, sizeof x->confidence,
-				 "nothing to measure");
-			x->confident = 1;
-		}
-	}
-	buffer_free(&b.dst);
-	if (b.copy)
-		buffer_free(&b.src);
+	return 0;
 }
 
-static void print_scores(const char *what, const struct candidate_score *s,
-			 size_t n, const struct fn *chosen)
+/* Every cached variant the CPU runs (the C library's too, as a variant,
+ * so that all pay the same call), then the streaming one. */
+static int calibrate_class(const struct cal_options *o, struct cal_class *k,
+			   size_t hi, struct cli_error *e)
 {
-	printf("  %s:\n   ", what);
-	for (size_t i = 0; i < n; i++)
-		printf(" %s %.2f%s", s[i].fn->name, s[i].score,
-		       s[i].fn == chosen ? " (chosen)" : "");
-	printf("\n");
-}
-
-static void print_text(const struct options *o, const struct op_result *res,
-		       const char *path, const char *status)
-{
-	const struct cpu *cpu = ntm_cpu();
-	char sz[32];
-	printf("ntmem calibrate (%s): %s, %u online CPUs, pinned to CPU %d\n",
-	       o->effort->name, cpu->brand[0] ? cpu->brand : "unknown CPU",
-	       cpu->online_cpus, o->cpu);
-	for (int op = 0; op < 2; op++) {
-		const struct op_result *r = &res[op];
-		printf("\n%s%s\n", op_name(r->op),
-		       r->op == NTMEM_OP_SET ? " (variants chosen writing zeros)"
-					     : " (random source bytes)");
-		if (!r->best_streaming) {
-			printf("  cached: %s\n  %s\n", r->best_cached->name,
-			       r->x[0].verdict);
+	struct fn all[FN_MAX];
+	size_t nall = fn_list((k->cls == NTMEM_CLASS_COPY ? NTMEM_OP_COPY : NTMEM_OP_SET), all, FN_MAX);
+	k->ncands = 0;
+	k->preferred = -1;
+	for (size_t i = 0; i < nall; i++) {
+		struct fn f = all[i];
+		if (f.kind == FN_LIBC) {  /* measured as its registry variant */
+			f.kind = FN_VARIANT;
+			f.name = "libc";
+		}
+		if (f.kind != FN_VARIANT || !f.supported || f.streaming ||
+		    k->ncands == FIT_MAX_CANDS - 1)
 			continue;
-		}
-		char head[160];
-		snprintf(head, sizeof head,
-			 "streaming variants, fraction of the best at %s",
-			 ntm_format_size(r->stream_pick_sizes[0], sz, sizeof sz));
-		print_scores(head, r->streaming, r->nstreaming, r->best_streaming);
-		print_scores("cached variants, each with its best threshold: "
-			     "mean fraction of the best at every size below",
-			     r->cached, r->ncached, r->best_cached);
-		for (size_t k = 0; k < r->nx; k++) {
-			const struct crossover *x = &r->x[k];
-			char value[40] = "";
-			if (r->op == NTMEM_OP_SET)
-				snprintf(value, sizeof value, " writing 0x%02x", x->value);
-			const struct fn *s = x->value ? r->streaming_any_value
-						      : r->best_streaming;
-			printf("  crossover%s, %s against %s (median of %d paired runs):\n",
-			       value, s->name, r->best_cached->name, o->effort->reps);
-			printf("  %10s %10s %10s %8s %6s\n", "size", r->best_cached->name,
-			       s->name, "ratio", "wins");
-			for (size_t i = 0; i < x->npoints; i++) {
-				const struct crossover_point *p = &x->points[i];
-				printf("  %10s %10.2f %10.2f %7.2fx %3d/%-2d%s\n",
-				       ntm_format_size(p->size, sz, sizeof sz),
-				       p->cached_gbps, p->streaming_gbps, p->ratio,
-				       p->wins, o->effort->reps,
-				       p->size == x->threshold ? "  <- threshold" : "");
-			}
-			printf("  %s\n  %s\n", x->verdict, x->confidence);
-		}
+		if (f.variant_id == k->entry_loop)
+			k->preferred = (int)k->ncands;
+		k->cands[k->ncands++] = f;
 	}
-	printf("\nVerdict:");
-	for (int op = 0; op < 2; op++)
-		for (size_t k = 0; k < res[op].nx; k++)
-			printf("%s %s", op || k ? ";" : "", res[op].x[k].verdict);
-	printf("\n");
-	printf("%s%s\n", status, path ? path : "");
+	if (pick_streaming(o, k, all, nall, hi, e) || measure_grid(o, k, hi, e))
+		return -1;
+	/* Sizes the entry points' small path serves never reach a rung: they
+	 * are measured, for the report, but not fitted. */
+	k->nsmall = 0;
+	while (k->nsmall + 1 < k->npoints && k->points[k->nsmall].size <= o->small_max)
+		k->nsmall++;
+	struct fit_input in = {k->ncands, k->preferred, k->points + k->nsmall,
+			       k->npoints - k->nsmall, MARGIN, NTMEM_LADDER_MAX};
+	if (fit_ladder(&in, &k->fit))
+		return cli_error(e, CLI_FAILED, "%s: nothing measured at some size",
+				 k->label);
+	return refine_edges(o, k, e);
 }
 
-static void json_threshold(struct json *j, const char *key, size_t t)
+/* The largest grid size up to max whose buffers fit in memory. */
+static size_t largest_fitting(const struct effort *ef, size_t max, int buffers)
 {
-	if (t == SIZE_MAX)
-		json_null(j, key);  /* never */
-	else
-		json_uint(j, key, t);
+	size_t budget = memory_budget() / (size_t)buffers, hi = ef->lo;
+	while (hi * ef->step <= max && round_up_2mib(hi * ef->step) <= budget)
+		hi *= ef->step;
+	return hi;
 }
 
-static void print_json(const struct options *o, const struct op_result *res,
-		       const char *path, int written)
+static int alloc_buffers(struct cal_buffers *b, int copy, size_t size,
+			 struct cli_error *e)
 {
-	struct json j;
-	json_start(&j, stdout);
-	json_string(&j, "command", "calibrate");
-	json_string(&j, "effort", o->effort->name);
-	json_int(&j, "cpu", o->cpu);
-	json_array(&j, "operations");
+	char why[160];
+	b->copy = copy;
+	if (buffer_alloc(&b->dst, size, PAGES_4K, why, sizeof why))
+		return cli_error(e, CLI_FAILED, "cannot allocate %zu bytes: %s", size, why);
+	if (copy && buffer_alloc(&b->src, size, PAGES_4K, why, sizeof why)) {
+		buffer_free(&b->dst);
+		return cli_error(e, CLI_FAILED, "cannot allocate %zu bytes: %s", size, why);
+	}
+	if (copy)
+		fill_random(b->src.p, size);
+	return 0;
+}
+
+static int run_all(struct cal_options *o, struct cal_class *k, struct cli_error *e)
+{
+	static const char *const labels[3] = {"memset of zeros",
+					      "memset of 0x5a bytes", "memcpy"};
+	static struct cal_buffers bufs[2];
 	for (int op = 0; op < 2; op++) {
-		const struct op_result *r = &res[op];
-		json_object(&j, NULL);
-		json_string(&j, "op", op_name(r->op));
-		json_string(&j, "cached", r->best_cached->name);
-		json_string(&j, "streaming", r->best_streaming ? r->best_streaming->name : NULL);
-		json_threshold(&j, "threshold", r->x[0].threshold);
-		if (r->op == NTMEM_OP_SET)
-			json_threshold(&j, "threshold_nonzero", r->x[1].threshold);
-		json_array(&j, "crossovers");
-		for (size_t k = 0; k < r->nx; k++) {
-			const struct crossover *x = &r->x[k];
-			json_object(&j, NULL);
-			json_uint(&j, "value", (uint64_t)x->value);
-			json_threshold(&j, "threshold", x->threshold);
-			json_string(&j, "verdict", x->verdict);
-			json_bool(&j, "confident", x->confident);
-			json_string(&j, "confidence", x->confidence);
-			json_array(&j, "points");
-			for (size_t i = 0; i < x->npoints; i++) {
-				const struct crossover_point *p = &x->points[i];
-				json_object(&j, NULL);
-				json_uint(&j, "size", p->size);
-				json_double(&j, "cached_gbps", p->cached_gbps);
-				json_double(&j, "streaming_gbps", p->streaming_gbps);
-				json_double(&j, "ratio", p->ratio);
-				json_int(&j, "wins", p->wins);
-				json_int(&j, "runs", o->effort->reps);
-				json_end(&j);
-			}
-			json_end(&j);
-			json_end(&j);
-		}
-		json_end(&j);
-		json_end(&j);
+		size_t max = o->max_size && o->max_size < o->effort->hi
+				     ? o->max_size : o->effort->hi;
+		o->hi[op] = largest_fitting(o->effort, max, op + 1);
+		if (alloc_buffers(&bufs[op], op, o->hi[op], e))
+			return -1;
 	}
-	json_end(&j);
-	json_string(&j, "profile", path);
-	json_bool(&j, "written", written);
-	json_finish(&j);
+	int rc = 0;
+	for (int cls = 0; cls < 3 && !rc; cls++) {
+		int op = cls == NTMEM_CLASS_COPY;
+		k[cls].cls = cls;
+		k[cls].value = cls == NTMEM_CLASS_SET_NONZERO ? 0x5a : 0;
+		k[cls].label = labels[cls];
+		k[cls].bufs = &bufs[op];
+		k[cls].entry_loop = o->entry_loop[op];
+		rc = calibrate_class(o, &k[cls], o->hi[op], e);
+	}
+	for (int op = 0; op < 2; op++) {
+		buffer_free(&bufs[op].dst);
+		if (bufs[op].copy)
+			buffer_free(&bufs[op].src);
+	}
+	return rc;
+}
+
+/* The first rung of the built-in ladder is the entry points' own loop: it
+ * wins ties, since it runs without a call. */
+static void find_entry_loops(struct cal_options *o)
+{
+	for (int op = 0; op < 2; op++) {
+		struct ntmem_ladder_info l;
+		ntmem_ladder_info(op ? NTMEM_CLASS_COPY : NTMEM_CLASS_SET_ZERO, &l);
+		struct ntmem_variant_info v;
+		o->small_max = l.small_max;
+		o->entry_loop[op] = -1;
+		if (!ntmem_variant_info(l.rung[0].variant, &v) &&
+		    v.role == NTMEM_ROLE_VECTOR)
+			o->entry_loop[op] = l.rung[0].variant;
+	}
 }
 
 int cmd_calibrate(int argc, char **argv)
 {
-	struct options o;
-	parse(argc, argv, &o);
-	o.progress = cli_progress_wanted();
-
+	static struct cal_options o;
+	static struct cal_class k[3];
+	struct cli_error e;
 	char path[1024];
 	const char *why = NULL;
+	if (parse(argc, argv, &o, &e))
+		cli_exit(&e);
 	if (o.output)
 		snprintf(path, sizeof path, "%s", o.output);
 	else if (!o.dry_run && ntm_profile_path(path, sizeof path, &why))
 		cli_usage_error("no profile path (%s); use --output PATH", why);
+	if (!o.dry_run && cal_check_output(path, &e))
+		cli_exit(&e);
+	if (o.cpu < 0)
+		o.cpu = current_cpu();
+	if (o.cpu >= 0 && pin_to_cpu(o.cpu))
+		cli_usage_error("--cpu: cannot run on CPU %d", o.cpu);
+	o.progress = cli_progress_wanted();
+	find_entry_loops(&o);
 
-	size_t memory = memory_budget();
-
-	static struct op_result res[2];
-	res[0] = (struct op_result){.op = NTMEM_OP_SET, .nx = 2};
-	res[0].x[1].value = NONZERO_VALUE;
-	res[1] = (struct op_result){.op = NTMEM_OP_COPY, .nx = 1};
-	for (int op = 0; op < 2; op++)
-		calibrate_op(&o, &res[op], memory);
+	uint64_t t0 = now_ns();
+	if (run_all(&o, k, &e))
+		cli_exit(&e);
+	o.seconds = (double)(now_ns() - t0) / 1e9;
 	if (o.progress)
 		fprintf(stderr, "\r\033[K");
 
-	struct profile p;
-	ntm_profile_init(&p, ntm_cpu());
-	for (int op = 0; op < 2; op++)
-		for (size_t k = 0; k < res[op].nx; k++) {
-			int cls = op == NTMEM_OP_COPY ? NTMEM_CLASS_COPY
-				  : k ? NTMEM_CLASS_SET_NONZERO : NTMEM_CLASS_SET_ZERO;
-			struct profile_ladder *pl = &p.ladder[cls];
-			const struct fn *s = k ? res[op].streaming_any_value
-					       : res[op].best_streaming;
-			size_t t = res[op].x[k].threshold;
-			if (!s || t == SIZE_MAX)
-				snprintf(pl->rungs, sizeof pl->rungs, "%s",
-					 res[op].best_cached->name);
-			else if (t == 0)
-				snprintf(pl->rungs, sizeof pl->rungs, "%s", s->name);
-			else
-				snprintf(pl->rungs, sizeof pl->rungs, "%s:%zu,%s",
-					 res[op].best_cached->name, t, s->name);
-			if (s)
-				snprintf(pl->streaming, sizeof pl->streaming, "%s",
-					 s->name);
-		}
-	char comment[1024], when[64];
-	time_t now = time(NULL);
-	strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S UTC", gmtime(&now));
-	int len = snprintf(comment, sizeof comment, "calibrated %s (%s effort)", when,
-			   o.effort->name);
-	for (int op = 0; op < 2; op++)
-		for (size_t k = 0; k < res[op].nx && len < (int)sizeof comment; k++)
-			len += snprintf(comment + len, sizeof comment - (size_t)len,
-					"\n%s", res[op].x[k].verdict);
-
 	int written = 0;
-	const char *status = "Dry run: no profile written";
 	if (!o.dry_run) {
-		if (ntm_profile_write(path, &p, comment))
-			cli_fail("cannot write the profile '%s': %s", path, strerror(errno));
+		if (cal_write_profile(&o, k, path, &e))
+			cli_exit(&e);
 		written = 1;
-		status = "Profile written to ";
 	}
-	if (o.json)
-		print_json(&o, res, o.dry_run && !o.output ? NULL : path, written);
-	else
-		print_text(&o, res, written ? path : NULL, status);
+	cal_report(&o, k, written || o.output ? path : NULL, written);
 	return 0;
 }
