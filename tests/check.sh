@@ -8,9 +8,17 @@
 #   qemu     the dispatch, API and variant tests on CPUs this machine is
 #            not: qemu-x86_64 -cpu Nehalem (SSE2 only) and -cpu Haswell
 #            (AVX2, no AVX-512), with fewer cases
+#   aarch64  cross-built; every test under qemu-aarch64 -cpu cortex-a57
+#            (64-byte DC ZVA blocks), the CPU-dependent ones under a64fx
+#            (256-byte blocks and lines) and max (512-byte blocks) too;
+#            DC ZVA prohibited (DZP) only through test_dczva's stand-in
+#            DCZID_EL0, as qemu-user never sets DZP
+#   riscv64  cross-built; every test under qemu-riscv64: the portable
+#            variants alone
 #
-# Anything missing (clang, qemu-user) is installed with apt-get when that
-# is possible, and otherwise counted as skipped with the reason.
+# Anything missing (clang, qemu-user, the cross compilers and C libraries)
+# is installed with apt-get when that is possible, and otherwise counted
+# as skipped with the reason.
 set -u
 cd "$(dirname "$0")/.." || exit 2
 MAKE=${MAKE:-make}
@@ -23,16 +31,29 @@ stage() { printf '\n== %s\n' "$*"; }
 count() { echo "$1 $2 $3" >>"$TEST_TOTALS"; }
 skip_stage() { echo "  skipped: $1"; count 0 0 1; }
 
-# install_if_missing COMMAND PACKAGE: 0 when COMMAND is (now) available.
-install_if_missing() {
-	command -v "$1" >/dev/null 2>&1 && return 0
+# apt_install WHAT PACKAGE: install PACKAGE, which provides WHAT, when
+# this is root on a system with apt-get.
+apt_install() {
 	if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
 		echo "  $1 is missing: installing the Debian package $2 (apt-get install -y $2)"
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$2" >/dev/null 2>&1 ||
 			{ apt-get update -qq >/dev/null 2>&1 &&
 			  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$2" >/dev/null 2>&1; }
 	fi
+}
+
+# install_if_missing COMMAND PACKAGE: 0 when COMMAND is (now) available.
+install_if_missing() {
+	command -v "$1" >/dev/null 2>&1 && return 0
+	apt_install "$1" "$2"
 	command -v "$1" >/dev/null 2>&1
+}
+
+# install_file_if_missing FILE PACKAGE: 0 when FILE is (now) there.
+install_file_if_missing() {
+	[ -e "$1" ] && return 0
+	apt_install "$1" "$2"
+	[ -e "$1" ]
 }
 
 # build NAME MAKE-ARGS...: build the library, tool and tests into build/NAME.
@@ -86,6 +107,51 @@ elif install_if_missing qemu-x86_64 qemu-user; then
 else
 	skip_stage "qemu-x86_64 is missing and could not be installed (apt-get install qemu-user)"
 fi
+
+# cross ARCH TRIPLET LIBC_PACKAGE MODEL...: build build/ARCH with
+# TRIPLET-gcc, run every test under qemu-ARCH -cpu MODEL (the first one;
+# "default": qemu's own CPU), then the tests that depend on the CPU under
+# each further model.  NTMEM_EXPECT_CPU tells test_dispatch the model
+# ("portable" for the default), NTMEM_EMULATED tells the tool that its
+# numbers are an emulator's.
+cross() {
+	arch=$1 triplet=$2 libc=$3
+	shift 3
+	if [ "$(uname -m)" != x86_64 ]; then
+		skip_stage "cross-built stages run on x86-64 hosts only"
+		return
+	fi
+	if ! install_if_missing "$triplet-gcc" "gcc-$triplet"; then
+		skip_stage "$triplet-gcc is missing and could not be installed (apt-get install gcc-$triplet)"
+		return
+	fi
+	if ! install_file_if_missing "/usr/$triplet/include/stdio.h" "$libc"; then
+		skip_stage "the $arch C library is missing and could not be installed (apt-get install $libc)"
+		return
+	fi
+	if ! install_if_missing "qemu-$arch" qemu-user; then
+		skip_stage "qemu-$arch is missing and could not be installed (apt-get install qemu-user)"
+		return
+	fi
+	build "$arch" CC="$triplet-gcc" || return
+	only=
+	for model in "$@"; do
+		wrapper="qemu-$arch -cpu $model" expect=$model
+		[ "$model" = default ] && wrapper=qemu-$arch expect=portable
+		echo "  $wrapper: ${only:-every test}"
+		# shellcheck disable=SC2086  # $only is a list of test names
+		QEMU_LD_PREFIX=/usr/$triplet NTMEM_EMULATED=1 NTMEM_TEST_QUICK=1 \
+			NTMEM_EXPECT_CPU=$expect TEST_LOG_SUFFIX=-$model \
+			TEST_WRAPPER="$wrapper" tests/run.sh "build/$arch" $only
+		only="test_dispatch test_api test_variants test_small test_dczva test_fence"
+	done
+}
+
+stage "aarch64: cross-built, every test under qemu-aarch64"
+cross aarch64 aarch64-linux-gnu libc6-dev-arm64-cross cortex-a57 a64fx max
+
+stage "riscv64: cross-built, every test under qemu-riscv64 (portable variants only)"
+cross riscv64 riscv64-linux-gnu libc6-dev-riscv64-cross default
 
 printf '\n'
 awk '{ p += $1; f += $2; s += $3 } END { printf "%d passed, %d failed, %d skipped\n", p, f, s; exit f > 0 }' "$TEST_TOTALS"

@@ -13,13 +13,19 @@ shift
 logdir=$dir/test-logs${TEST_LOG_SUFFIX:-}
 mkdir -p "$logdir"
 status=0
+# The tool runs under the same wrapper as the tests: NTMEM_BIN is then a
+# script beside it, so that the tool's directory is still NTMEM_BIN's.
+bin=$dir/ntmem
+if [ -n "${TEST_WRAPPER:-}" ]; then
+	bin=$dir/ntmem-wrapped
+	printf '#!/bin/sh\nexec %s "%s" "$@"\n' "$TEST_WRAPPER" \
+		"$(cd "$dir" && pwd)/ntmem" >"$bin" && chmod +x "$bin"
+fi
 for t in "$@"; do
 	log=$logdir/$t.log
 	# shellcheck disable=SC2086  # the wrapper is a command with arguments
 	# The built-in policy only: neither the user's profile nor tunables.
-	# The tool runs under the same wrapper as the tests.
-	env -u NTMEM_TUNABLES NTMEM_PROFILE=none \
-		NTMEM_BIN="${TEST_WRAPPER:+$TEST_WRAPPER }$dir/ntmem" \
+	env -u NTMEM_TUNABLES NTMEM_PROFILE=none NTMEM_BIN=$bin \
 		${TEST_WRAPPER:-} "$dir/tests/$t" >"$log" 2>&1
 	rc=$?
 	# qemu warns about features TCG lacks; that is not our output.
