@@ -40,7 +40,22 @@ static const char *variant_name(int id)
 	return ntmem_variant_info(id, &v) ? "?" : v.name;
 }
 
-/* Where a rung came from, in words. */
+/* Where a rung came from, in a word; the details are printed once, below
+ * the ladders. */
+static const char *origin_word(enum ntmem_origin o)
+{
+	switch (o) {
+	case NTMEM_ORIGIN_ENVIRONMENT:
+		return "NTMEM_TUNABLES";
+	case NTMEM_ORIGIN_PROFILE:
+		return "profile";
+	case NTMEM_ORIGIN_DEFAULT:
+		break;
+	}
+	return "built-in";
+}
+
+/* Where a rung came from, in words, for JSON's "detail". */
 static const char *origin_text(enum ntmem_origin o,
 			       const struct ntmem_ladder_info *l,
 			       const struct ntmem_policy_status *st,
@@ -56,6 +71,18 @@ static const char *origin_text(enum ntmem_origin o,
 		break;
 	}
 	snprintf(buf, len, "built-in: %s", l->default_how);
+	return buf;
+}
+
+/* "[513 B, 32 KiB)" or "[64 MiB, ...)". */
+static const char *range_text(size_t from, size_t to, char *buf, size_t len)
+{
+	char a[32], b[32];
+	ntm_format_size(from, a, sizeof a);
+	if (to == SIZE_MAX)
+		snprintf(buf, len, "[%s, ...)", a);
+	else
+		snprintf(buf, len, "[%s, %s)", a, ntm_format_size(to, b, sizeof b));
 	return buf;
 }
 
@@ -81,33 +108,21 @@ static void print_caches(const struct ntmem_cpu_info *cpu)
 	printf("  planned      %s\n", cpu->planned_how);
 }
 
-static void print_ladder(enum ntmem_class cls,
-			 const struct ntmem_policy_status *st)
+static void print_ladder(enum ntmem_class cls)
 {
 	struct ntmem_ladder_info l;
-	char a[32], b[32], buf[1400];
+	char a[32], range[64];
 	ntmem_ladder_info(cls, &l);
-	printf("  %s:\n", class_names[cls]);
-	printf("    %-11s %-22s %s\n", "small path",
-	       (snprintf(buf, sizeof buf, "up to %s",
-			 ntm_format_size(l.small_max, a, sizeof a)), buf),
-	       l.small_path);
+	printf("  %s (small path up to %s: %s)\n", class_names[cls],
+	       ntm_format_size(l.small_max, a, sizeof a), l.small_path);
 	for (int i = 0; i < l.nrungs; i++) {
 		const struct ntmem_rung *r = &l.rung[i];
-		char range[64];
-		if (r->to == SIZE_MAX)
-			snprintf(range, sizeof range, "from %s",
-				 ntm_format_size(r->from, a, sizeof a));
-		else
-			snprintf(range, sizeof range, "%s to %s",
-				 ntm_format_size(r->from, a, sizeof a),
-				 ntm_format_size(r->to - 1, b, sizeof b));
-		printf("    %-11s %-22s %s\n", variant_name(r->variant), range,
-		       origin_text(r->origin, &l, st, buf, sizeof buf));
+		printf("    %-11s %-22s %s\n", variant_name(r->variant),
+		       range_text(r->from, r->to, range, sizeof range),
+		       origin_word(r->origin));
 	}
 	printf("    %-11s %-22s %s\n", variant_name(l.streaming),
-	       "NTMEM_F_NONTEMPORAL",
-	       origin_text(l.streaming_origin, &l, st, buf, sizeof buf));
+	       "NTMEM_F_NONTEMPORAL", origin_word(l.streaming_origin));
 }
 
 static void print_text(void)
@@ -147,9 +162,15 @@ static void print_text(void)
 		}
 	}
 
-	printf("\nPolicy%s\n", st.ready ? "" : " (not built yet: baseline only)");
+	printf("\nPolicy%s: per call class, the variant for each size range\n",
+	       st.ready ? "" : " (not built yet: baseline only)");
 	for (int cls = 0; cls < 3; cls++)
-		print_ladder(cls, &st);
+		print_ladder(cls);
+	struct ntmem_ladder_info set, copy;
+	ntmem_ladder_info(NTMEM_CLASS_SET_ZERO, &set);
+	ntmem_ladder_info(NTMEM_CLASS_COPY, &copy);
+	printf("  built-in     memset: %s\n", set.default_how);
+	printf("               memcpy: %s\n", copy.default_how);
 	printf("  profile      %s%s%s\n", st.profile_path ? st.profile_path : "",
 	       st.profile_path ? ": " : "", st.profile_status);
 	printf("  tunables     %s\n",
