@@ -398,7 +398,7 @@ void *ntmem_copy_opts(void *dst, const void *src, size_t n,
  * allows, so a huge page is one thread's).
  *
  * Uses madvise(MADV_POPULATE_WRITE) where the kernel has it (Linux 5.14
- * and later), else writes each page (an atomic add of 0 to one byte), a
+ * and later), else writes each page (a byte swapped with itself), a
  * fault there caught and turned into the error madvise would give.
  * Either way a page that cannot be had is an error, never a SIGBUS.
  *

@@ -134,11 +134,18 @@ static int fault_errno(int sig, int code)
 	return EFAULT;
 }
 
-/* One write a page that changes no byte: an atomic add of zero, so that
- * a store of another thread in between is never lost. */
+/* One write a page that changes no byte: a compare-and-swap of the byte
+ * with itself, so that a store of another thread in between is never
+ * lost.  Not an atomic add of zero: LLVM turns that into a fenced load,
+ * which faults a page in for reading only (and never on a read-only
+ * one); a compare-and-swap that succeeds always stores. */
 static inline void touch(unsigned char *p)
 {
-	__atomic_fetch_add((volatile unsigned char *)p, 0, __ATOMIC_RELAXED);
+	unsigned char v = 0;  /* a guess, right for a fresh page: no read
+				 fault before the write fault */
+	while (!__atomic_compare_exchange_n(p, &v, v, 0, __ATOMIC_RELAXED,
+					    __ATOMIC_RELAXED))
+		;
 }
 
 static int touch_piece(const struct extent_work *w, size_t off, size_t len)

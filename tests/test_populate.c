@@ -1,0 +1,321 @@
+/* test_populate.c - ntmem_populate faults pages in without changing a
+ * byte, on 4 KiB pages, THP and (when pages are reserved) hugetlb, alone
+ * and in parallel, by MADV_POPULATE_WRITE and by the guarded writes that
+ * stand in for it on older kernels; and where a page cannot be had (not
+ * mapped, read-only, hugetlb pages run out, a file's end) it returns the
+ * error madvise gives, never dies of SIGSEGV or SIGBUS, and leaves the
+ * program's own fault handlers in place. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "ntmem.h"
+#include "parallel.h"
+#include "pool.h"
+
+#define KiB ((size_t)1 << 10)
+#define MiB ((size_t)1 << 20)
+
+static size_t page;
+
+/* The two ways pages are faulted in. */
+static const char *const path_name[2] = {"madvise", "guarded writes"};
+
+static int use_path(int touch)
+{
+	ntm_populate_force_touch = touch;
+	if (!touch && !ntm_populate_writes())
+		return -1;  /* no MADV_POPULATE_WRITE here */
+	return 0;
+}
+
+/* Pages of [p, p + len) present, by mincore. */
+static size_t resident(void *p, size_t len)
+{
+	size_t n = (len + page - 1) / page, count = 0;
+	unsigned char *vec = malloc(n);
+	if (!vec || mincore(p, len, vec)) {
+		free(vec);
+		return 0;
+	}
+	for (size_t i = 0; i < n; i++)
+		count += vec[i] & 1;
+	free(vec);
+	return count;
+}
+
+static void *map_aligned(size_t len, size_t align, int advice)
+{
+	unsigned char *raw = mmap(NULL, len + align, PROT_READ | PROT_WRITE,
+				  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (raw == MAP_FAILED)
+		return NULL;
+	unsigned char *p = (unsigned char *)(((uintptr_t)raw + align - 1) & ~(align - 1));
+	if (p > raw)
+		munmap(raw, (size_t)(p - raw));
+	munmap(p + len, (size_t)(raw + len + align - p - len));
+	madvise(p, len, advice);
+	return p;
+}
+
+/* A fresh mapping, some bytes written first: populate must keep them. */
+static void check_fresh(const char *kind, size_t len, int advice, unsigned flags)
+{
+	for (int touch = 0; touch < 2; touch++) {
+		char name[128];
+		snprintf(name, sizeof name, "populate %s, %s%s", kind, path_name[touch],
+			 flags ? ", parallel" : "");
+		if (use_path(touch)) {
+			t_skip(name, "the kernel lacks MADV_POPULATE_WRITE (before 5.14)");
+			continue;
+		}
+		unsigned char *p = map_aligned(len, 2 * MiB, advice);
+		if (!p) {
+			t_fail(name, "cannot map %zu bytes", len);
+			continue;
+		}
+		for (size_t i = 0; i < len; i += 37 * page)
+			p[i + 5] = (unsigned char)(i / page + 1);
+		struct pool_stats before, after;
+		ntm_pool_stats(&before);
+		struct ntmem_opts o = {.flags = flags, .threads = 2, .min_chunk = 256 * KiB};
+		errno = 999;
+		int r = ntmem_populate_opts(p + 3, len - 3, &o);
+		int kept_errno = errno == 999;
+		ntm_pool_stats(&after);
+		int bytes_ok = 1;
+		for (size_t i = 0; i < len; i++)
+			bytes_ok &= p[i] == (i % (37 * page) == 5 ? (unsigned char)(i / page + 1) : 0);
+		size_t present = resident(p, len);
+		int split = !flags || after.jobs > before.jobs;
+		t_check(r == 0 && kept_errno && bytes_ok && present == len / page && split,
+			name, "returned %d (errno %s), bytes %s, %zu of %zu pages present%s", r,
+			kept_errno ? "kept" : "changed", bytes_ok ? "kept" : "changed",
+			present, len / page, split ? "" : ", did not split");
+		munmap(p, len);
+	}
+}
+
+static void test_fresh_mappings(void)
+{
+	check_fresh("4 KiB pages", 8 * MiB, MADV_NOHUGEPAGE, 0);
+	check_fresh("4 KiB pages", 8 * MiB, MADV_NOHUGEPAGE, NTMEM_F_PARALLEL);
+	check_fresh("THP (madvise)", 8 * MiB, MADV_HUGEPAGE, NTMEM_F_PARALLEL);
+}
+
+static long proc_long(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	long v = -1;
+	if (f && fscanf(f, "%ld", &v) != 1)
+		v = -1;
+	if (f)
+		fclose(f);
+	return v;
+}
+
+#define FREE_2M "/sys/kernel/mm/hugepages/hugepages-2048kB/free_hugepages"
+
+static void test_hugetlb_reserved(void)
+{
+	long total = proc_long("/proc/sys/vm/nr_hugepages");
+	long free_pages = proc_long(FREE_2M);
+	if (total <= 0 || free_pages < 2) {
+		char why[160];
+		snprintf(why, sizeof why, "no 2 MiB hugetlb pages free (nr_hugepages %ld, "
+			 "free %ld); the test may not reserve any", total, free_pages);
+		t_skip("populate hugetlb pages", why);
+		return;
+	}
+	for (int touch = 0; touch < 2; touch++) {
+		if (use_path(touch))
+			continue;
+		size_t len = 2 * 2 * MiB;
+		unsigned char *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+					MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB, -1, 0);
+		if (p == MAP_FAILED) {
+			t_skip("populate hugetlb pages", "mmap(MAP_HUGETLB) failed");
+			return;
+		}
+		struct ntmem_opts o = {.flags = NTMEM_F_PARALLEL, .threads = 2,
+				       .min_chunk = 2 * MiB};
+		int r = ntmem_populate_opts(p, len, &o);
+		t_check(r == 0 && p[0] == 0 && p[len - 1] == 0,
+			touch ? "populate hugetlb pages, guarded writes"
+			      : "populate hugetlb pages, madvise",
+			"returned %d: %s", r, strerror(errno));
+		munmap(p, len);
+	}
+}
+
+/* Each failure, by both paths: the errno madvise gives, and no signal. */
+static void expect_error(const char *what, void *p, size_t len, int want)
+{
+	for (int touch = 0; touch < 2; touch++) {
+		char name[160];
+		snprintf(name, sizeof name, "populate %s: %s, %s", what, strerror(want),
+			 path_name[touch]);
+		if (use_path(touch)) {
+			t_skip(name, "the kernel lacks MADV_POPULATE_WRITE");
+			continue;
+		}
+		struct ntmem_opts o = {.flags = NTMEM_F_PARALLEL, .threads = 2,
+				       .min_chunk = 4 * KiB};
+		errno = 0;
+		int r = ntmem_populate_opts(p, len, &o);
+		t_check(r == -1 && errno == want, name, "returned %d, errno %d (%s)", r,
+			errno, strerror(errno));
+	}
+}
+
+static void test_errors(void)
+{
+	/* A hole in the middle of a range. */
+	unsigned char *p = mmap(NULL, 64 * page, PROT_READ | PROT_WRITE,
+				MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	munmap(p + 30 * page, 4 * page);
+	expect_error("over an unmapped hole", p, 64 * page, ENOMEM);
+	munmap(p, 64 * page);
+
+	p = mmap(NULL, 16 * page, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	expect_error("of a read-only mapping", p, 16 * page, EINVAL);
+	munmap(p, 16 * page);
+
+	/* Pages past the end of a file: a write would raise SIGBUS. */
+	FILE *f = tmpfile();
+	if (f && !ftruncate(fileno(f), (off_t)page)) {
+		p = mmap(NULL, 8 * page, PROT_READ | PROT_WRITE, MAP_SHARED, fileno(f), 0);
+		expect_error("past a file's end (SIGBUS)", p, 8 * page, EFAULT);
+		munmap(p, 8 * page);
+	}
+	if (f)
+		fclose(f);
+
+	/* hugetlb without reservation, more than there are: SIGBUS. */
+	long free_pages = proc_long(FREE_2M);
+	size_t len = (size_t)(free_pages + 2) * 2 * MiB;
+	p = free_pages < 0 || free_pages > 32 ? MAP_FAILED
+		: mmap(NULL, len, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB | MAP_NORESERVE, -1, 0);
+	if (p == MAP_FAILED) {
+		t_skip("populate when hugetlb pages run out",
+		       free_pages > 32 ? "too many free hugetlb pages to run out quickly"
+				       : "no 2 MiB hugetlb pages in this kernel");
+	} else {
+		expect_error("when hugetlb pages run out (SIGBUS)", p, len, EFAULT);
+		munmap(p, len);
+	}
+	ntm_populate_force_touch = 0;
+}
+
+static void test_arguments(void)
+{
+	unsigned char x[64];
+	int ok = 1;
+	errno = 0;
+	ok &= ntmem_populate(x, 1, NTMEM_F_TEMPORAL) == -1 && errno == EINVAL;
+	struct ntmem_opts hot = {.hot_len = 1};
+	errno = 0;
+	ok &= ntmem_populate_opts(x, 1, &hot) == -1 && errno == EINVAL;
+	errno = 0;
+	ok &= ntmem_populate((void *)(UINTPTR_MAX - 10), 100, 0) == -1 && errno == EINVAL;
+	errno = 77;
+	ok &= ntmem_populate(NULL, 0, NTMEM_F_PARALLEL) == 0 && errno == 77;
+	ok &= ntmem_populate(x, sizeof x, 0) == 0 && errno == 77;  /* the stack */
+	t_check(ok, "populate: bad flags, a hot region, a wrapping range: EINVAL",
+		"accepted");
+}
+
+static void test_default_parallel(void)
+{
+	size_t len = 16 * MiB;
+	unsigned char *p = map_aligned(len, 2 * MiB, MADV_NOHUGEPAGE);
+	int r = ntmem_populate(p, len, NTMEM_F_PARALLEL);
+	t_check(r == 0 && resident(p, len) == len / page,
+		"populate: NTMEM_F_PARALLEL with the policy's threads and chunk",
+		"returned %d, %zu pages present", r, resident(p, len));
+	munmap(p, len);
+}
+
+/* ---- the program's own handlers ---- */
+
+static void program_handler(int sig, siginfo_t *si, void *context)
+{
+	(void)si;
+	(void)context;
+	_exit(sig == SIGSEGV ? 42 : 43);
+}
+
+/* In a child: the program's SIGSEGV handler, a populate by guarded
+ * writes running, and a fault of another thread's making meanwhile.  It
+ * must reach the program's handler (exit 42), during populate or after. */
+static void *fault_later(void *arg)
+{
+	(void)arg;
+	volatile int *guard = mmap(NULL, page, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS,
+				   -1, 0);
+	usleep(2000);
+	*guard = 1;
+	return NULL;
+}
+
+static void test_handlers_kept(void)
+{
+	struct sigaction mine = {.sa_sigaction = program_handler,
+				 .sa_flags = SA_SIGINFO}, old, now;
+	sigemptyset(&mine.sa_mask);
+	sigaction(SIGSEGV, &mine, &old);
+	ntm_populate_force_touch = 1;
+	unsigned char *p = map_aligned(4 * MiB, 2 * MiB, MADV_NOHUGEPAGE);
+	ntmem_populate(p, 4 * MiB, NTMEM_F_PARALLEL);
+	munmap(p, 4 * MiB);
+	sigaction(SIGSEGV, NULL, &now);
+	sigaction(SIGSEGV, &old, NULL);
+	t_check((now.sa_flags & SA_SIGINFO) && now.sa_sigaction == program_handler,
+		"populate: the program's SIGSEGV handler is back afterwards",
+		"another handler is installed");
+
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid == 0) {
+		alarm(30);
+		sigaction(SIGSEGV, &mine, NULL);
+		size_t len = 256 * MiB;
+		unsigned char *q = map_aligned(len, 2 * MiB, MADV_NOHUGEPAGE);
+		pthread_t t;
+		pthread_create(&t, NULL, fault_later, NULL);
+		for (;;) {
+			struct ntmem_opts o = {.flags = NTMEM_F_PARALLEL, .threads = 2};
+			ntmem_populate_opts(q, len, &o);
+			madvise(q, len, MADV_DONTNEED);
+		}
+	}
+	int status = 0;
+	waitpid(pid, &status, 0);
+	ntm_populate_force_touch = 0;
+	t_check(WIFEXITED(status) && WEXITSTATUS(status) == 42,
+		"populate: another thread's fault reaches the program's handler",
+		"child status %#x", status);
+}
+
+int main(void)
+{
+	page = (size_t)sysconf(_SC_PAGESIZE);
+	printf("note  MADV_POPULATE_WRITE %s\n",
+	       ntm_populate_writes() ? "works here" : "is missing here");
+	test_fresh_mappings();
+	test_hugetlb_reserved();
+	test_errors();
+	test_arguments();
+	test_default_parallel();
+	test_handlers_kept();
+	return t_finish();
+}
