@@ -63,7 +63,7 @@ void *ntmem_copy(void *dst, const void *src, size_t n);
  * NTMEM_F_NONTEMPORAL  Stream every whole, 64-byte aligned line, whatever
  *                      n is.  The partial lines at either end are always
  *                      written with cached stores.
- * NTMEM_F_NOFENCE      Skip the trailing SFENCE.  The caller must then call
+ * NTMEM_F_NOFENCE      Skip the trailing fence.  The caller must then call
  *                      ntmem_fence() before publishing the data; useful
  *                      when clearing many small pieces in a row.
  *
@@ -82,8 +82,9 @@ void *ntmem_copy_flags(void *dst, const void *src, size_t n, unsigned flags);
 
 /*
  * ntmem_fence - order every earlier streaming store of this thread before
- * its later stores (SFENCE on x86).  Needed only after NTMEM_F_NOFENCE or
- * after calling a streaming variant with NTMEM_F_NOFENCE.
+ * its later stores: SFENCE on x86-64, DMB ISHST on AArch64 (where every
+ * store, streaming or not, is weakly ordered).  Needed only after
+ * NTMEM_F_NOFENCE or after calling a streaming variant with NTMEM_F_NOFENCE.
  */
 void ntmem_fence(void);
 
@@ -289,12 +290,18 @@ struct ntmem_cache_sizes {
 
 struct ntmem_cpu_info {
 	const char *arch;          /* "x86_64", "aarch64", ... */
-	const char *vendor;        /* "GenuineIntel", ...; "" when unknown */
+	const char *vendor;        /* "GenuineIntel", ...; "" when unknown;
+				      on AArch64 MIDR_EL1's implementer
+				      ("ARM", ...; in hex if not known) */
 	const char *brand;         /* the model name; "" when unknown */
-	unsigned family, model, stepping;
+	unsigned family, model, stepping; /* on AArch64 MIDR_EL1's variant,
+					     part number and revision */
 	const char *features;      /* usable features, space-separated */
 	const char *missing;       /* "FEATURE: why" lines, '\n'-separated */
-	struct ntmem_cache_sizes cpuid;   /* as the CPU reports them */
+	struct ntmem_cache_sizes cpuid;   /* as the CPU reports them (CPUID;
+					     none on AArch64, whose cache
+					     registers user space cannot
+					     read) */
 	struct ntmem_cache_sizes sysfs;   /* as Linux reports them */
 	struct ntmem_cache_sizes planned; /* what the default policy uses */
 	const char *planned_how;   /* where that came from, and anything
@@ -398,7 +405,7 @@ void *ntmem_copy_opts(void *dst, const void *src, size_t n,
  * allows, so a huge page is one thread's).
  *
  * Uses madvise(MADV_POPULATE_WRITE) where the kernel has it (Linux 5.14
- * and later), else writes each page (a byte swapped with itself), a
+ * and later), else writes each page (an atomic add of 0 to one byte), a
  * fault there caught and turned into the error madvise would give.
  * Either way a page that cannot be had is an error, never a SIGBUS.
  *
