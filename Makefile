@@ -22,6 +22,8 @@ WERROR   ?= -Werror
 override CFLAGS += -std=gnu11 -Wall -Wextra $(WERROR) -fPIC -pthread \
 		   -Iinclude -Isrc -MMD -MP
 LDLIBS   += -pthread -lm
+# ntmem_preloaded() asks the dynamic linker (libc itself from glibc 2.34).
+LDLIBS   += -ldl
 
 # The variant loops must stay loops: keep the compiler from turning them
 # into calls to the very memset and memcpy they replace.
@@ -44,6 +46,10 @@ ASM_SRC     := $(wildcard src/*_$(ARCH).S src/variants/*_$(ARCH).S)
 TOOL_SRC    := $(wildcard tools/*.c)
 TEST_SRC    := $(wildcard tests/test_*.c)
 TEST_HELPER := tests/harness.c
+
+# The LD_PRELOAD shim's own files go into libntmem-preload.so only.
+PRELOAD_SRC := src/preload.c src/preload_count.c
+LIB_SRC     := $(filter-out $(PRELOAD_SRC),$(LIB_SRC))
 
 LIB_OBJ  := $(LIB_SRC:%.c=$(O)/%.o) $(VARIANT_SRC:%.c=$(O)/%.o) \
 	    $(ASM_SRC:%.S=$(O)/%.o)
@@ -83,6 +89,27 @@ $(SHARED): $(LIB_OBJ) src/ntmem.map
 $(TOOL): $(TOOL_OBJ) $(STATIC)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(TOOL_OBJ) $(STATIC) $(LDLIBS)
 
+# libntmem-preload.so: the library's objects and the shim's, linked apart
+# from libntmem.so.  It exports the C library's names and nothing else,
+# and binds its own references at load (-z now): no lazy resolution ever
+# runs inside a memcpy.  Its objects are built as the variants are: no
+# loop may become a call of the functions they define.
+PRELOAD     := $(O)/libntmem-preload.so
+PRELOAD_OBJ := $(PRELOAD_SRC:%.c=$(O)/%.o)
+all: $(PRELOAD)
+
+$(O)/src/preload%.o: src/preload%.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(NO_IDIOM) -c -o $@ $<
+
+$(PRELOAD): $(PRELOAD_OBJ) $(LIB_OBJ) src/preload.map
+	$(CC) $(CFLAGS) $(LDFLAGS) -shared -Wl,-z,now \
+		-Wl,--version-script,src/preload.map -o $@ $(PRELOAD_OBJ) \
+		$(LIB_OBJ) $(LDLIBS)
+
+# ntmem run looks for the shim next to itself, then where it is installed.
+$(O)/tools/run.o: override CPPFLAGS += -DNTMEM_LIBDIR='"$(LIBDIR)"'
+
 # Tests link the static library so they can reach internal units, and the
 # tool objects (bar main) so they can test its parsers.
 TOOL_LIB_OBJ := $(filter-out $(O)/tools/ntmem.o,$(TOOL_OBJ))
@@ -98,6 +125,17 @@ $(O)/tests/test_dczva: TEST_LDFLAGS = -Wl,--wrap=ntm_sysreg_dczid
 
 tests: $(TESTS) $(TOOL)
 
+# test_preload's helpers: plain programs that know nothing of ntmem, as
+# the programs the shim serves.  They call the functions rather than
+# inline them; the fortified one is built as Debian builds packages.
+PRELOAD_HELPERS := $(patsubst %.c,$(O)/%,$(wildcard tests/preload/*.c))
+HELPER_CFLAGS   := -fno-builtin
+$(O)/tests/preload/fortify: HELPER_CFLAGS := -O2 -U_FORTIFY_SOURCE -D_FORTIFY_SOURCE=2
+$(O)/tests/preload/%: tests/preload/%.c tests/preload/helper.h
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(HELPER_CFLAGS) $(LDFLAGS) -o $@ $< -ldl
+tests: $(PRELOAD) $(PRELOAD_HELPERS)
+
 # The whole suite; its last line is "N passed, N failed, N skipped".
 check:
 	@tests/check.sh
@@ -110,10 +148,19 @@ test: tests
 # The seed's sizes up to 1 GiB finish in under a minute on 2 cores and fit
 # in 3 GiB; 'ntmem bench memset' alone adds 4096MB where memory allows.
 BENCH_SIZES ?= 2MB,16MB,128MB,1024MB
-bench: $(TOOL)
+bench: $(TOOL) $(O)/callcost-static $(O)/callcost-shared
 	$(TOOL) bench memset -s $(BENCH_SIZES) --plot $(O)/bench-memset.svg
 	$(TOOL) bench memcpy -s $(BENCH_SIZES) --plot $(O)/bench-memcpy.svg
 	@echo "plots: $(O)/bench-memset.svg $(O)/bench-memcpy.svg"
+	$(O)/callcost-static "libntmem.a"
+	$(O)/callcost-shared "libntmem.so"
+
+# What a small call costs, against the static and the shared library.
+$(O)/callcost-static: bench/callcost.c $(STATIC)
+	$(CC) $(CFLAGS) -fno-builtin $(LDFLAGS) -o $@ $< $(STATIC) $(LDLIBS)
+$(O)/callcost-shared: bench/callcost.c $(SHARED)
+	$(CC) $(CFLAGS) -fno-builtin $(LDFLAGS) -o $@ $< -L$(O) -lntmem \
+		-Wl,-rpath,'$$ORIGIN' $(LDLIBS)
 
 install: all
 	install -d $(DESTDIR)$(INCDIR) $(DESTDIR)$(LIBDIR)/pkgconfig \
@@ -129,6 +176,12 @@ install: all
 	install -m 755 $(TOOL) $(DESTDIR)$(BINDIR)/
 	install -m 644 docs/ntmem.1 $(DESTDIR)$(MANDIR)/man1/
 	install -m 644 docs/ntmem.3 $(DESTDIR)$(MANDIR)/man3/
+
+install: install-preload
+install-preload: $(PRELOAD)
+	install -d $(DESTDIR)$(LIBDIR)
+	install -m 755 $(PRELOAD) $(DESTDIR)$(LIBDIR)/
+.PHONY: install-preload
 
 clean:
 	rm -rf build $(O)
