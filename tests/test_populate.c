@@ -4,7 +4,8 @@
  * stand in for it on older kernels; and where a page cannot be had (not
  * mapped, read-only, hugetlb pages run out, a file's end) it returns the
  * error madvise gives, never dies of SIGSEGV or SIGBUS, and leaves the
- * program's own fault handlers in place. */
+ * program's own fault handlers in place.  And "ntmem populate": its JSON,
+ * and exit 2 naming each bad argument. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <signal.h>
@@ -306,6 +307,58 @@ static void test_handlers_kept(void)
 		"child status %#x", status);
 }
 
+/* ---- ntmem populate ---- */
+
+static void test_command(void)
+{
+	char cmd[512], *out = NULL, *err = NULL, why[200] = "";
+	snprintf(cmd, sizeof cmd, "%s populate -s 8MB -r 2 --threads 2 --json", t_ntmem());
+	int status = t_run(cmd, &out, NULL);
+	struct t_json *j = status == 0 ? t_json_parse(out, why, sizeof why) : NULL;
+	const struct t_json *res = t_json_get(j, "results"), *set = t_json_get(j, "settings");
+	int ok = j && res && res->type == TJ_ARRAY && set &&
+		 t_json_get(set, "threads") && t_json_get(set, "threads")->number == 2;
+	int methods = 0;
+	for (size_t i = 0; ok && i < res->count; i++) {
+		const struct t_json *m = t_json_get(&res->items[i], "method"),
+				    *g = t_json_get(&res->items[i], "gbps_median");
+		ok = m && m->type == TJ_STRING && g && g->type == TJ_NUMBER && g->number > 0;
+		methods += ok;
+	}
+	const struct t_json *skipped = t_json_get(j, "skipped");
+	t_check(ok && skipped && methods + (int)skipped->count == 3,
+		"ntmem populate --json: touch, madvise and ntmem, each with GB/s",
+		"status %d, %s", status, why[0] ? why : "fields missing");
+	t_json_free(j);
+	free(out);
+
+	static const char *const bad[][2] = {
+		{"-s 12Q", "--size"}, {"", "--size"}, {"-s 1MB --threads 0", "--threads"},
+		{"-s 1MB --threads x", "--threads"}, {"-s 1MB --page 3MB", "--page"},
+		{"-s 1MB -r 0", "--runs"}, {"-s 1MB extra", "extra"},
+		{"-s 1MB --bogus", "--bogus"}, {"-s 1000TB", "--size"},
+	};
+	ok = 1;
+	for (size_t i = 0; ok && i < sizeof bad / sizeof bad[0]; i++) {
+		snprintf(cmd, sizeof cmd, "%s populate %s", t_ntmem(), bad[i][0]);
+		out = err = NULL;
+		status = t_run(cmd, &out, &err);
+		ok = status == 2 && err && strstr(err, bad[i][1]);
+		if (!ok)
+			snprintf(why, sizeof why, "'%s': status %d, %s", bad[i][0], status,
+				 err ? err : "");
+		free(out);
+		free(err);
+	}
+	t_check(ok, "ntmem populate: bad arguments exit 2 naming the argument", "%s", why);
+	snprintf(cmd, sizeof cmd, "%s populate --help", t_ntmem());
+	out = NULL;
+	status = t_run(cmd, &out, NULL);
+	t_check(status == 0 && out && strstr(out, "Usage: ntmem populate"),
+		"ntmem populate --help", "status %d", status);
+	free(out);
+}
+
 int main(void)
 {
 	page = (size_t)sysconf(_SC_PAGESIZE);
@@ -317,5 +370,6 @@ int main(void)
 	test_arguments();
 	test_default_parallel();
 	test_handlers_kept();
+	test_command();
 	return t_finish();
 }

@@ -16,6 +16,7 @@ static const struct {
 	{"bench", cmd_bench, "memset/memcpy bandwidth of every variant"},
 	{"calibrate", cmd_calibrate, "measure the streaming crossover, write a profile"},
 	{"pollution", cmd_pollution, "what each method costs everyone else's cache"},
+	{"populate", cmd_populate, "fault in a fresh mapping on several threads"},
 };
 
 static void usage(FILE *f)
