@@ -450,6 +450,103 @@ struct ntmem_parallel_info {
 /* Fill *info.  Returns 0, or -1 with errno EINVAL.  Starts no thread. */
 int ntmem_parallel_info(struct ntmem_parallel_info *info);
 
+/* ------------------------------------------------------------------ */
+/* Fault-tolerant calls                                                */
+/* ------------------------------------------------------------------ */
+
+/*
+ * ntmem_copy_safe - copy n bytes from src to dst, surviving a fault.
+ * ntmem_set_safe - fill n bytes at dst with (unsigned char)c, the same.
+ *
+ * A page that cannot be read or written (PROT_NONE, unmapped, a shared
+ * file mapping past the end of a file another process truncated, a page
+ * with a memory error) ends the call early instead of raising SIGSEGV or
+ * SIGBUS.  Each returns the number of bytes NOT copied or written, r:
+ * 0 when all n were done, and then exactly:
+ *
+ *   - dst[0, n - r) holds memcpy's (memset's) result;
+ *   - the byte at src + n - r (a read fault) or at dst + n - r (a write
+ *     fault) is the first one that could not be accessed;
+ *   - after a read fault, dst[n - r, n) is filled with zeros, as far as
+ *     dst can be written, unless NTMEM_F_NOZEROFILL is given: then it is
+ *     left as it was.  After a write fault, the bytes of dst[n - r, n)
+ *     that can be written hold either their old value or the new one.
+ *
+ * flags are those of ntmem_copy_flags() (TEMPORAL, NONTEMPORAL, NOFENCE,
+ * with the same meaning: the call uses the method the policy chooses for
+ * this size and flags, see ntmem_variant_guarded_by()) and
+ * NTMEM_F_NOZEROFILL.  A call that streams returns fenced, fault or
+ * not, unless NTMEM_F_NOFENCE is given.  Overlapping buffers give
+ * memmove's result, with cached stores.  Bad flags (unknown bits, or
+ * TEMPORAL with NONTEMPORAL) return (size_t)-1 with errno EINVAL and
+ * touch nothing; so does a handler that cannot be installed (errno from
+ * sigaction(2), or ENOTSUP when something refuses it, e.g. a sanitizer
+ * run with allow_user_segv_handler=0).  NULL and wild pointers are
+ * faults like any other.  errno is left alone otherwise.
+ *
+ * How (x86-64): the loops that may fault are listed in an exception
+ * table, as the kernel's copy_from_user() is.  One SIGSEGV/SIGBUS
+ * handler, installed on the first safe call (or by ntmem_safe_init()),
+ * finds the faulting instruction there and continues at that loop's
+ * fixup, which finishes byte by byte up to the exact byte.  A call that
+ * does not fault costs what ntmem_copy() and ntmem_set() cost.  A fault
+ * costs a few microseconds (two signal deliveries).
+ *
+ * Elsewhere each safe call runs under a sigsetjmp(3) guard of its own
+ * (some nanoseconds a call) and finds the exact byte the same way.
+ *
+ * Every other fault (outside a safe call, or sent by kill(2)) goes where
+ * it would have gone without ntmem: to the handler installed before
+ * ntmem's, with its sa_mask, SA_SIGINFO, SA_NODEFER and SA_RESETHAND
+ * honoured (on the alternate signal stack if one is set up), or to the
+ * default action (the process dies of the signal), or, for a signal
+ * sent by another process to a SIG_IGN disposition, nowhere.
+ *
+ * Safe calls are thread-safe and, once the handler is installed,
+ * async-signal-safe.  A fault in one thread never disturbs another.
+ */
+#define NTMEM_F_NOZEROFILL 0x100u  /* safe calls only: no zero fill */
+
+size_t ntmem_copy_safe(void *dst, const void *src, size_t n, unsigned flags);
+size_t ntmem_set_safe(void *dst, int c, size_t n, unsigned flags);
+
+/*
+ * ntmem_safe_init - install the handler of the safe calls now, or put it
+ * back in front after the program replaced it.  Returns 0, or -1 with
+ * errno (see above).
+ *
+ * Installing it is process-wide: sigaction(2) for SIGSEGV and SIGBUS,
+ * with SA_SIGINFO | SA_ONSTACK | SA_NODEFER.  A program that installs
+ * its own handler for either signal afterwards replaces ntmem's, and a
+ * fault in a safe call then reaches that handler instead.  Either chain
+ * from it to the handler sigaction(2) returned as the old one (a fault
+ * that is not the program's own goes to ntmem's, which sends faults
+ * outside safe calls back to the handler before it), or call
+ * ntmem_safe_init() after installing it: ntmem's handler then runs first
+ * and hands the program's handler every fault that is not a safe call's
+ * (do not do both: the two would hand each other the fault forever).
+ *
+ * Sanitizers and debuggers: AddressSanitizer installs its SIGSEGV
+ * handler as the program starts, so ntmem's comes later, runs first, and
+ * passes every other fault on to ASan's report.  The guarded loops are
+ * assembly, which ASan does not instrument.  gdb stops at every SIGSEGV
+ * before any handler runs; "handle SIGSEGV nostop noprint pass" (and
+ * SIGBUS) lets the safe calls work under it.
+ */
+int ntmem_safe_init(void);
+
+/*
+ * The name of the variant whose guarded form a safe call runs when the
+ * policy chooses variant id: id's own name when its family has a
+ * guarded form (the vector loops, streaming loops, rep movsb/stosb,
+ * MOVNTI, MOVDIR64B), else that of the stand-in of the same kind
+ * (cached or streaming) this CPU runs, e.g. "movsb" for "libc" on a CPU
+ * with ERMS.  Off x86-64, every variant runs under the per-call guard
+ * and is its own.  NULL with errno EINVAL for a bad id, ENOTSUP when this
+ * CPU cannot run the variant.  The string lives as long as the process.
+ */
+const char *ntmem_variant_guarded_by(int id);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,273 @@
+/* safe.c - ntmem_copy_safe() and ntmem_set_safe(): the flags, the choice
+ * of method, overlapping buffers, the zero fill and the fence around the
+ * guarded forms (safe_forms.c, safe_portable.c).
+ *
+ * On x86-64 the public functions are the assembly entry points of
+ * guarded_x86_64.S, one per vector width, chosen by an IFUNC as
+ * ntmem_copy's are: they run the small path and the inline cached loop
+ * themselves and come here for the rest (..._slow) and after a fault
+ * (..._small_fault, ..._resume). */
+#include "ntmem.h"
+
+#include <errno.h>
+#include <stdint.h>
+
+#include "entry.h"
+#include "fence.h"
+#include "policy.h"
+#include "registry.h"
+#include "safe.h"
+
+#define SAFE_FLAGS (NTMEM_F_TEMPORAL | NTMEM_F_NONTEMPORAL | NTMEM_F_NOFENCE | \
+		    NTMEM_F_NOZEROFILL)
+
+/* guarded_x86_64.S has these numbers written in. */
+_Static_assert(NTMEM_F_TEMPORAL == 0x1 && NTMEM_F_NOFENCE == 0x4 &&
+		       NTMEM_F_NOZEROFILL == 0x100,
+	       "flags as guarded_x86_64.S has them");
+_Static_assert(NTM_FAULT_READ == 1 && NTM_FAULT_WRITE == 2,
+	       "fault kinds as guarded_x86_64.S has them");
+
+/* Accessibility changes at most every 4 KiB on the machines the
+ * backward overlapping copy runs on: pages, protection keys, truncated
+ * files and memory errors are all page-sized. */
+#define UNIFORM_BLOCK ((uintptr_t)4096)
+
+static int bad_flags(unsigned flags)
+{
+	const unsigned both = NTMEM_F_TEMPORAL | NTMEM_F_NONTEMPORAL;
+	return (flags & ~SAFE_FLAGS) || (flags & both) == both;
+}
+
+static int overlap(const void *a, const void *b, size_t n)
+{
+	uintptr_t x = (uintptr_t)a, y = (uintptr_t)b;
+	return x - y < n || y - x < n;
+}
+
+/* The variant the policy chooses, as for ntmem_copy_flags(). */
+static const struct variant *choose(enum ntmem_op op, int c, size_t n,
+				    unsigned flags)
+{
+	const struct policy *p = ntm_policy_ready();
+	if (!p)
+		return ntm_baseline(op, !!(flags & NTMEM_F_NONTEMPORAL));
+	return ntm_ladder_pick(&p->ladder[ntm_class_of(op, c)], n,
+			       flags & (NTMEM_F_TEMPORAL | NTMEM_F_NONTEMPORAL));
+}
+
+/* After a guarded form has run: zeros after a read fault (the zero fill
+ * is guarded too, and a write fault just ends it), then the fence. */
+static size_t finish(void *dst, size_t n, unsigned flags,
+		     struct ntm_guarded_result r, int streamed)
+{
+	if (r.left && r.fault == NTM_FAULT_READ && !(flags & NTMEM_F_NOZEROFILL)) {
+		const struct variant *z = choose(NTMEM_OP_SET, 0, r.left, flags);
+		ntm_guarded_set(z, (unsigned char *)dst + (n - r.left), 0, r.left);
+		streamed |= ntm_guarded_streams(z);
+	}
+	if (streamed && !(flags & NTMEM_F_NOFENCE))
+		ntm_fence();
+	return r.left;
+}
+
+/* One piece of an overlapping copy, with cached stores. */
+static struct ntm_guarded_result piece(unsigned char *d, const unsigned char *s,
+				       size_t len)
+{
+	return ntm_guarded_copy(choose(NTMEM_OP_COPY, 0, len, NTMEM_F_TEMPORAL),
+				d, s, len);
+}
+
+/* dst below src: pieces no longer than the distance, upwards.  No piece
+ * overlaps itself, and each writes only below the source bytes still to
+ * be read, so the first fault is the exact one. */
+static size_t copy_down(unsigned char *d, const unsigned char *s, size_t n,
+			unsigned flags)
+{
+	size_t step = s > d ? (size_t)(s - d) : n;  /* d == s: one piece */
+	for (size_t at = 0; at < n; at += step) {
+		size_t len = n - at < step ? n - at : step;
+		struct ntm_guarded_result r = piece(d + at, s + at, len);
+		if (r.left) {
+			r.left += n - at - len;
+			return finish(d, n, flags, r, 0);
+		}
+	}
+	return 0;
+}
+
+/*
+ * dst above src: pieces no longer than the distance, downwards.  A fault
+ * found going down is not the first one going up, but every store so far
+ * went above it and so changed no source byte below it: copy again below
+ * the 4 KiB block of the faulting byte, which is inaccessible as a whole,
+ * until a pass ends without a fault.  Its top is the exact first fault.
+ */
+static size_t copy_up(unsigned char *d, const unsigned char *s, size_t n,
+		      unsigned flags)
+{
+	size_t step = (size_t)(d - s), top = n;
+	struct ntm_guarded_result last = {0, NTM_FAULT_NONE};
+	size_t at = top;
+	while (at) {
+		size_t len = at < step ? at : step;
+		at -= len;
+		struct ntm_guarded_result r = piece(d + at, s + at, len);
+		if (!r.left)
+			continue;
+		uintptr_t base = (uintptr_t)(r.fault == NTM_FAULT_READ ? s : d);
+		uintptr_t block = (base + at + len - r.left) & ~(UNIFORM_BLOCK - 1);
+		top = block > base ? block - base : 0;
+		last.fault = r.fault;
+		at = top;
+	}
+	last.left = n - top;
+	return finish(d, n, flags, last, 0);
+}
+
+static size_t copy_overlapping(void *dst, const void *src, size_t n,
+			       unsigned flags)
+{
+	if ((uintptr_t)dst <= (uintptr_t)src)
+		return copy_down(dst, src, n, flags);
+	return copy_up(dst, src, n, flags);
+}
+
+/* The whole call, for whatever the entry points do not do themselves. */
+NTM_HIDDEN_SAFE size_t ntm_copy_safe_slow(void *dst, const void *src, size_t n,
+					  unsigned flags)
+{
+	if (bad_flags(flags)) {
+		errno = EINVAL;
+		return (size_t)-1;
+	}
+	if (ntm_safe_install())
+		return (size_t)-1;
+	if (n == 0)
+		return 0;
+	if (overlap(dst, src, n))
+		return copy_overlapping(dst, src, n, flags);
+	const struct variant *v = choose(NTMEM_OP_COPY, 0, n, flags);
+	return finish(dst, n, flags, ntm_guarded_copy(v, dst, src, n),
+		      ntm_guarded_streams(v));
+}
+
+NTM_HIDDEN_SAFE size_t ntm_set_safe_slow(void *dst, int c, size_t n,
+					 unsigned flags)
+{
+	if (bad_flags(flags)) {
+		errno = EINVAL;
+		return (size_t)-1;
+	}
+	if (ntm_safe_install())
+		return (size_t)-1;
+	if (n == 0)
+		return 0;
+	const struct variant *v = choose(NTMEM_OP_SET, c, n, flags);
+	return finish(dst, n, flags, ntm_guarded_set(v, dst, c, n),
+		      ntm_guarded_streams(v));
+}
+
+#ifdef __x86_64__
+/*
+ * The small path of an entry point faulted.  It loads everything before
+ * it stores, and stores the vector holding the last byte first and the
+ * one holding the first byte second: a load fault stored nothing, and a
+ * store fault left at most bytes past a first page it cannot write, so
+ * that the exact answer is r = n.  Buffers apart: do it again byte by
+ * byte from the start.  Overlapping: start over on the overlap path.
+ */
+NTM_HIDDEN_SAFE size_t ntm_copy_safe_small_fault(void *dst, const void *src,
+						 size_t n, unsigned flags)
+{
+	if (overlap(dst, src, n))
+		return copy_overlapping(dst, src, n, flags);
+	return finish(dst, n, flags, ntm_guarded_bytes_copy(dst, src, n), 0);
+}
+
+NTM_HIDDEN_SAFE size_t ntm_set_safe_small_fault(void *dst, int c, size_t n,
+						unsigned flags)
+{
+	return finish(dst, n, flags, ntm_guarded_bytes_set(dst, c, n), 0);
+}
+
+/* An entry point's cached loop faulted with dst[0, done) complete (its
+ * buffers do not overlap): the rest byte by byte, to the exact byte. */
+NTM_HIDDEN_SAFE size_t ntm_copy_safe_resume(void *dst, const void *src,
+					    size_t n, unsigned flags, size_t done)
+{
+	struct ntm_guarded_result r = ntm_guarded_bytes_copy(
+		(unsigned char *)dst + done, (const unsigned char *)src + done,
+		n - done);
+	return finish(dst, n, flags, r, 0);
+}
+
+NTM_HIDDEN_SAFE size_t ntm_set_safe_resume(void *dst, int c, size_t n,
+					   unsigned flags, size_t done)
+{
+	struct ntm_guarded_result r =
+		ntm_guarded_bytes_set((unsigned char *)dst + done, c, n - done);
+	return finish(dst, n, flags, r, 0);
+}
+#endif
+
+#if NTM_SAFE_EXTABLE
+/* The entry points of each width (guarded_x86_64.S). */
+typedef size_t safe_copy_fn(void *, const void *, size_t, unsigned);
+typedef size_t safe_set_fn(void *, int, size_t, unsigned);
+NTM_HIDDEN_SAFE safe_copy_fn ntm_safe_copy_sse2, ntm_safe_copy_avx,
+	ntm_safe_copy_evex;
+NTM_HIDDEN_SAFE safe_set_fn ntm_safe_set_sse2, ntm_safe_set_avx,
+	ntm_safe_set_evex;
+
+/* The width ntmem_copy uses, so that the inline loop is the one the
+ * policy's first rung names (ntm_inline_max). */
+NTM_NO_SANITIZE __attribute__((used)) static safe_copy_fn *
+resolve_copy_safe(void)
+{
+	const struct entry_width *w = ntm_entry_width();
+	return w == &ntm_entry_evex ? ntm_safe_copy_evex
+	       : w == &ntm_entry_avx2 ? ntm_safe_copy_avx
+				      : ntm_safe_copy_sse2;
+}
+
+NTM_NO_SANITIZE __attribute__((used)) static safe_set_fn *
+resolve_set_safe(void)
+{
+	const struct entry_width *w = ntm_entry_width();
+	return w == &ntm_entry_evex ? ntm_safe_set_evex
+	       : w == &ntm_entry_avx2 ? ntm_safe_set_avx
+				      : ntm_safe_set_sse2;
+}
+
+size_t ntmem_copy_safe(void *dst, const void *src, size_t n, unsigned flags)
+	__attribute__((ifunc("resolve_copy_safe")));
+size_t ntmem_set_safe(void *dst, int c, size_t n, unsigned flags)
+	__attribute__((ifunc("resolve_set_safe")));
+#else
+size_t ntmem_copy_safe(void *dst, const void *src, size_t n, unsigned flags)
+{
+	return ntm_copy_safe_slow(dst, src, n, flags);
+}
+
+size_t ntmem_set_safe(void *dst, int c, size_t n, unsigned flags)
+{
+	return ntm_set_safe_slow(dst, c, n, flags);
+}
+#endif
+
+const char *ntmem_variant_guarded_by(int id)
+{
+	const char *why_not;
+	const struct variant *v = ntm_variant_checked(id, &why_not);
+	if (!v) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (why_not) {
+		errno = ENOTSUP;
+		return NULL;
+	}
+	return ntm_guarded_by(v)->name;
+}

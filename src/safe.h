@@ -1,0 +1,95 @@
+/* safe.h - the fault-tolerant calls inside the library: guarded forms of
+ * the variants, the handler that lets them survive a fault, and what the
+ * tests may look at.
+ *
+ * A guarded form copies or fills like the variant it guards, but a fault
+ * on either buffer ends it early instead of killing the process: it
+ * returns how many bytes it did not do and which side faulted, exactly
+ * (see struct ntm_guarded_result).  On x86-64 the forms are the loops of
+ * src/variants/guarded_x86_64.S, found through an exception table (no
+ * per-call cost); elsewhere one portable form runs the variant itself
+ * under a per-call sigsetjmp (safe_portable.c). */
+#ifndef NTM_SAFE_H
+#define NTM_SAFE_H
+
+#include <stddef.h>
+
+#include "variant.h"
+
+#define NTM_HIDDEN_SAFE __attribute__((visibility("hidden")))
+
+/* 1: the guarded loops of guarded_x86_64.S and their exception table;
+ * 0: the per-call sigsetjmp guard of safe_portable.c (any architecture;
+ * define NTM_SAFE_PORTABLE to build it on x86-64 too, for testing). */
+#if defined(__x86_64__) && !defined(NTM_SAFE_PORTABLE)
+#define NTM_SAFE_EXTABLE 1
+#else
+#define NTM_SAFE_EXTABLE 0
+#endif
+
+/* Which side a guarded form stopped at. */
+enum ntm_fault {
+	NTM_FAULT_NONE = 0,
+	NTM_FAULT_READ = 1,    /* src + n - left could not be read */
+	NTM_FAULT_WRITE = 2    /* dst + n - left could not be written */
+};
+
+/* What a guarded form did: dst[0, n - left) holds the result.  Returned
+ * in two registers (rax, rdx on x86-64), so assembly can return it. */
+struct ntm_guarded_result {
+	size_t left;
+	size_t fault;           /* enum ntm_fault */
+};
+
+typedef struct ntm_guarded_result guarded_copy_fn(void *dst, const void *src,
+						  size_t n);
+typedef struct ntm_guarded_result guarded_set_fn(void *dst, int c, size_t n);
+
+/* Run v's guarded form (or the form standing in for it).  Copies: the
+ * buffers must not overlap.  Does not fence. */
+NTM_HIDDEN_SAFE struct ntm_guarded_result
+ntm_guarded_copy(const struct variant *v, void *dst, const void *src, size_t n);
+NTM_HIDDEN_SAFE struct ntm_guarded_result
+ntm_guarded_set(const struct variant *v, void *dst, int c, size_t n);
+
+/* Whether the form that runs for v writes with streaming stores (then
+ * the caller fences). */
+NTM_HIDDEN_SAFE int ntm_guarded_streams(const struct variant *v);
+
+/* The registry variant whose guarded form runs for v: v itself when its
+ * family has one, else the stand-in (safe_forms.c says which).  NULL
+ * when v cannot run here. */
+NTM_HIDDEN_SAFE const struct variant *ntm_guarded_by(const struct variant *v);
+
+/* Build the table of forms (idempotent; ntm_safe_install() calls it
+ * before the handler is published). */
+NTM_HIDDEN_SAFE void ntm_guarded_forms_init(void);
+
+/* For the handler: a synchronous fault (info: its siginfo_t)
+ * interrupted context.  If it is a safe call's, send it on (the
+ * exception table: edit the context to resume at the fixup and return
+ * 1; portable: jump back to the call's guard, never returning); else
+ * return 0. */
+NTM_HIDDEN_SAFE int ntm_safe_fixup(const void *info, void *context);
+
+/* Install the handler once (lock-free; async-signal-safe once done).
+ * Returns 0, or -1 with errno.  Sets ntm_safe_ready. */
+NTM_HIDDEN_SAFE int ntm_safe_install(void);
+
+/* Nonzero once the handler is installed: the assembly entry points read
+ * it before they run anything guarded. */
+extern unsigned char ntm_safe_ready NTM_HIDDEN_SAFE;
+
+/* Faults the handler has sent to a fixup (or, off x86-64, to a guard),
+ * for the tests: a call that faults nowhere must not add to it. */
+extern unsigned long ntm_safe_recovered NTM_HIDDEN_SAFE;
+
+#ifdef __x86_64__
+/* The guarded byte-at-a-time loops: exact, slow, for short spans. */
+NTM_HIDDEN_SAFE struct ntm_guarded_result
+ntm_guarded_bytes_copy(void *dst, const void *src, size_t n);
+NTM_HIDDEN_SAFE struct ntm_guarded_result
+ntm_guarded_bytes_set(void *dst, int c, size_t n);
+#endif
+
+#endif
