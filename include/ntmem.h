@@ -314,6 +314,23 @@ struct ntmem_cpu_info {
 int ntmem_cpu_info(struct ntmem_cpu_info *info);
 
 /* ------------------------------------------------------------------ */
+/* The LD_PRELOAD shim                                                 */
+/* ------------------------------------------------------------------ */
+
+/*
+ * libntmem-preload.so ("ntmem run", see ntmem(1)) gives programs that
+ * were never built against libntmem ntmem's memset, memcpy, memmove,
+ * mempcpy, bzero, explicit_bzero and their _FORTIFY_SOURCE forms.
+ *
+ * ntmem_preloaded - 1 when this process runs under the shim: the memset
+ * and memcpy the dynamic linker hands out are the shim's.  0 otherwise:
+ * no shim, a shim loaded with dlopen() or after another library that
+ * defines them, or a statically linked program.  It asks the dynamic
+ * linker, so it is neither cheap nor async-signal-safe; errno is kept.
+ */
+int ntmem_preloaded(void);
+
+/* ------------------------------------------------------------------ */
 /* Huge extents: parallel calls, a hot region, prefaulting             */
 /* ------------------------------------------------------------------ */
 
