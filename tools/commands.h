@@ -8,5 +8,6 @@ int cmd_bench(int argc, char **argv);
 int cmd_calibrate(int argc, char **argv);
 int cmd_pollution(int argc, char **argv);
 int cmd_populate(int argc, char **argv);
+int cmd_run(int argc, char **argv);
 
 #endif

@@ -17,6 +17,7 @@ static const struct {
 	{"calibrate", cmd_calibrate, "measure the streaming crossover, write a profile"},
 	{"pollution", cmd_pollution, "what each method costs everyone else's cache"},
 	{"populate", cmd_populate, "fault in a fresh mapping on several threads"},
+	{"run", cmd_run, "run a program with the memset/memcpy shim preloaded"},
 };
 
 static void usage(FILE *f)
