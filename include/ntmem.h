@@ -422,7 +422,7 @@ void *ntmem_copy_opts(void *dst, const void *src, size_t n,
  * allows, so a huge page is one thread's).
  *
  * Uses madvise(MADV_POPULATE_WRITE) where the kernel has it (Linux 5.14
- * and later), else writes each page (an atomic add of 0 to one byte), a
+ * and later), else writes each page (a byte swapped with itself), a
  * fault there caught and turned into the error madvise would give.
  * Either way a page that cannot be had is an error, never a SIGBUS.
  *
@@ -449,9 +449,10 @@ struct ntmem_parallel_info {
 	const char *threads_how;   /* where that came from, in words */
 	size_t min_chunk;          /* with opts->min_chunk == 0 */
 	unsigned max_threads;      /* the most one call uses (64) */
-	unsigned cpus_allowed;     /* CPUs the workers may use (the
-				      process's cpuset), whatever the calling
-				      thread is pinned to; 0: not known yet */
+	unsigned cpus_allowed;     /* CPUs the workers may use: the
+				      process's affinity mask as the library
+				      was loaded (within its cpuset),
+				      whatever threads were pinned to since */
 	unsigned nodes;            /* NUMA nodes with those CPUs; 0: not
 				      known yet */
 	unsigned workers;          /* pool threads alive now */

@@ -146,14 +146,28 @@ static void start(void)
 		CPU_ZERO(&pool.universe);
 }
 
-/* The first worker learns the universe: the kernel trims a mask of every
- * CPU to what the process's cpuset allows, whatever the creating thread
- * was pinned to.  Then the nodes. */
+/* The process's affinity mask as the library was loaded: what "taskset"
+ * gave it, before the program pinned any thread (as "ntmem bench" pins
+ * itself to one CPU, and then asks for two threads). */
+static cpu_set_t process_cpus;
+
+__attribute__((constructor)) static void remember_process_cpus(void)
+{
+	int saved = errno;
+	if (sched_getaffinity(0, sizeof process_cpus, &process_cpus))
+		memset(&process_cpus, 0xff, sizeof process_cpus);
+	errno = saved;
+}
+
+/* The first worker learns the universe: the kernel trims the mask it is
+ * given to what the process's cpuset allows now, whatever the creating
+ * thread was pinned to.  Then the nodes. */
 static void learn_universe(pthread_t thread)
 {
 	cpu_set_t all;
 	memset(&all, 0xff, sizeof all);
-	if (!pthread_setaffinity_np(thread, sizeof all, &all))
+	if (!pthread_setaffinity_np(thread, sizeof process_cpus, &process_cpus) ||
+	    !pthread_setaffinity_np(thread, sizeof all, &all))
 		pthread_getaffinity_np(thread, sizeof pool.universe, &pool.universe);
 	if (pool.fake)
 		pool.topo = *pool.fake;
@@ -291,6 +305,8 @@ void ntm_pool_universe(unsigned *cpus, unsigned *nodes)
 {
 	*cpus = __atomic_load_n(&pool.known_cpus, __ATOMIC_RELAXED);
 	*nodes = __atomic_load_n(&pool.known_nodes, __ATOMIC_RELAXED);
+	if (*cpus == 0)  /* not started: what it will start from */
+		*cpus = (unsigned)CPU_COUNT(&process_cpus);
 }
 
 void ntm_pool_stats(struct pool_stats *s)

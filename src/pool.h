@@ -67,8 +67,9 @@ void ntm_pool_run(struct pool_job *job);
 /* Give the pool back without running anything. */
 void ntm_pool_release(void);
 
-/* The CPUs the workers may use and their nodes, once the pool has
- * learnt them (0 and 0 before). */
+/* How many CPUs the workers may use (the process's affinity mask as the
+ * library was loaded, within its cpuset) and on how many nodes (0 until
+ * the pool has started and looked). */
 void ntm_pool_universe(unsigned *cpus, unsigned *nodes);
 
 struct pool_stats {
