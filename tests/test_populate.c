@@ -334,10 +334,17 @@ static void test_handlers_kept(void)
 
 /* ---- ntmem populate ---- */
 
+/* "ntmem populate ARGS" as a shell command.  (Under an emulator,
+ * tests/run.sh makes t_ntmem() a script that runs the tool through it.) */
+static void populate_command(char *cmd, size_t len, const char *args)
+{
+	snprintf(cmd, len, "%s populate %s", t_ntmem(), args);
+}
+
 static void test_command(void)
 {
 	char cmd[512], *out = NULL, *err = NULL, why[200] = "";
-	snprintf(cmd, sizeof cmd, "%s populate -s 8MB -r 2 --threads 2 --json", t_ntmem());
+	populate_command(cmd, sizeof cmd, "-s 8MB -r 2 --threads 2 --json");
 	int status = t_run(cmd, &out, NULL);
 	struct t_json *j = status == 0 ? t_json_parse(out, why, sizeof why) : NULL;
 	const struct t_json *res = t_json_get(j, "results"), *set = t_json_get(j, "settings");
@@ -365,7 +372,7 @@ static void test_command(void)
 	};
 	ok = 1;
 	for (size_t i = 0; ok && i < sizeof bad / sizeof bad[0]; i++) {
-		snprintf(cmd, sizeof cmd, "%s populate %s", t_ntmem(), bad[i][0]);
+		populate_command(cmd, sizeof cmd, bad[i][0]);
 		out = err = NULL;
 		status = t_run(cmd, &out, &err);
 		ok = status == 2 && err && strstr(err, bad[i][1]);
@@ -376,7 +383,7 @@ static void test_command(void)
 		free(err);
 	}
 	t_check(ok, "ntmem populate: bad arguments exit 2 naming the argument", "%s", why);
-	snprintf(cmd, sizeof cmd, "%s populate --help", t_ntmem());
+	populate_command(cmd, sizeof cmd, "--help");
 	out = NULL;
 	status = t_run(cmd, &out, NULL);
 	t_check(status == 0 && out && strstr(out, "Usage: ntmem populate"),
