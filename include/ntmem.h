@@ -196,6 +196,10 @@ void *ntmem_variant_copy(int id, void *dst, const void *src, size_t n,
  *        set_streaming=NAME      copy_streaming=NAME
  *                              NAME serves the streaming rung and
  *                              NTMEM_F_NONTEMPORAL
+ *      For calls with NTMEM_F_PARALLEL (see "Huge extents"):
+ *        threads=N|all           threads per call (default: all the
+ *                                caller's CPUs)
+ *        parallel_min_chunk=SIZE the least bytes a thread is given
  *      SIZE is a byte count with an optional unit (B, K/KB/KiB, M/MB/MiB,
  *      G/GB/GiB, T/TB/TiB: all powers of 1024).
  *   2. a calibration profile written by "ntmem calibrate", read from

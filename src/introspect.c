@@ -59,6 +59,8 @@ int ntmem_ladder_info(enum ntmem_class cls, struct ntmem_ladder_info *info)
 int ntmem_policy_choice(enum ntmem_op op, int c, size_t n, unsigned flags)
 {
 	const unsigned both = NTMEM_F_TEMPORAL | NTMEM_F_NONTEMPORAL;
+	/* A parallel call's parts use the whole extent's choice. */
+	flags &= ~NTMEM_F_PARALLEL;
 	if ((op != NTMEM_OP_SET && op != NTMEM_OP_COPY) ||
 	    (flags & ~(both | NTMEM_F_NOFENCE)) || (flags & both) == both) {
 		errno = EINVAL;

@@ -36,13 +36,19 @@
 static const size_t write_grains[] = {2 * MiB, 4 * KiB, LINE};
 
 /*
- * The thread count when the call does not give one.  The policy's
- * threads=N tunable will take precedence here once the policy has one;
- * until then, the CPUs the calling thread may run on.  One system call:
- * made only for calls large enough to split.
+ * The thread count when the call does not give one: the policy's
+ * (threads=N), else the CPUs the calling thread may run on.  One system
+ * call: made only for calls large enough to split.
  */
 static unsigned policy_threads(const char **how)
 {
+	const struct policy *p = ntm_policy_ready();
+	if (p && p->threads) {
+		if (how)
+			*how = p->threads_origin == NTMEM_ORIGIN_PROFILE
+				       ? "the calibration profile" : "NTMEM_TUNABLES threads=";
+		return p->threads;
+	}
 	cpu_set_t set;
 	int saved = errno;
 	int failed = sched_getaffinity(0, sizeof set, &set);
@@ -55,7 +61,8 @@ static unsigned policy_threads(const char **how)
 
 static size_t policy_min_chunk(void)
 {
-	return NTM_PARALLEL_MIN_CHUNK;
+	const struct policy *p = ntm_policy_ready();
+	return p && p->min_chunk ? p->min_chunk : NTM_PARALLEL_MIN_CHUNK;
 }
 
 /* The parts the pool runs: which pieces each has, in the order the pool

@@ -14,6 +14,11 @@
 
 struct policy {
 	struct ladder ladder[NTM_CLASSES];
+	/* NTMEM_F_PARALLEL: threads per call (0: the caller's CPUs) and the
+	 * least bytes per thread (0: the built-in), each with its origin. */
+	unsigned threads;
+	size_t min_chunk;
+	enum ntmem_origin threads_origin, min_chunk_origin;
 	char default_how[2][NTM_NOTE_LEN]; /* per op: how the built-in
 					      threshold was derived */
 	char profile_path[1024];       /* "" when none was looked for */

@@ -58,12 +58,12 @@ static const struct variant *role_variant(enum ntmem_op op, int streaming,
 	const struct variant *v = ntm_variant_named(op, value);
 	const char *missing;
 	if (!v)
-		snprintf(why, len, "no %s variant named '%s'",
+		snprintf(why, len, "no %s variant named '%.40s'",
 			 op == NTMEM_OP_SET ? "set" : "copy", value);
 	else if ((missing = ntm_variant_unsupported(v)))
-		snprintf(why, len, "%s: %s", value, missing);
+		snprintf(why, len, "%s: %s", v->name, missing);
 	else if (ntm_streams(v) != streaming)
-		snprintf(why, len, "%s is %s; this key needs a %s variant", value,
+		snprintf(why, len, "%s is %s; this key needs a %s variant", v->name,
 			 ntm_streams(v) ? "streaming" : "cached",
 			 streaming ? "streaming" : "cached");
 	else
@@ -141,6 +141,39 @@ static size_t join_ladder(char *const *items, size_t n, size_t i, char *buf,
 	return i;
 }
 
+/* threads=N|all and parallel_min_chunk=SIZE: settings of parallel calls,
+ * not of a ladder.  Returns 1 if key was one of them (applied or noted). */
+static int apply_parallel_key(struct policy *p, const char *key,
+			      const char *value)
+{
+	const char *err;
+	size_t v;
+	if (!strcmp(key, "threads")) {
+		if (!strcmp(value, "all"))
+			v = 0;
+		else if (ntm_parse_size(value, &v, &err) || v < 1 || v > 4096 ||
+			 strspn(value, "0123456789") != strlen(value)) {
+			ntm_policy_note(p, "NTMEM_TUNABLES: threads=%.40s: a count "
+					"from 1 to 4096, or all", value);
+			return 1;
+		}
+		p->threads = (unsigned)v;
+		p->threads_origin = NTMEM_ORIGIN_ENVIRONMENT;
+		return 1;
+	}
+	if (!strcmp(key, "parallel_min_chunk")) {
+		if (ntm_parse_size(value, &v, &err) || v == 0) {
+			ntm_policy_note(p, "NTMEM_TUNABLES: parallel_min_chunk=%.40s: %s",
+					value, v == 0 ? "must be at least 1 byte" : err);
+			return 1;
+		}
+		p->min_chunk = v;
+		p->min_chunk_origin = NTMEM_ORIGIN_ENVIRONMENT;
+		return 1;
+	}
+	return 0;
+}
+
 void ntm_apply_tunables(struct policy *p, const char *text)
 {
 	char copy[1024];
@@ -180,6 +213,8 @@ void ntm_apply_tunables(struct policy *p, const char *text)
 			i = join_ladder(items, n, i, value, sizeof value);
 		else
 			snprintf(value, sizeof value, "%s", eq + 1);
+		if (!k && apply_parallel_key(p, key, value))
+			continue;
 		if (!k) {
 			ntm_policy_note(p, "NTMEM_TUNABLES: unknown key '%s'", key);
 			continue;

@@ -184,6 +184,18 @@ static void test_good_tunables(void)
 		"given its own", "both %d split %d own %d: %s", both, split, own,
 		first_note(&pol));
 
+	ntm_policy_build(&pol, ntm_cpu(), "threads=3,parallel_min_chunk=1MiB", NULL);
+	int par = pol.threads == 3 && pol.min_chunk == 1 * MiB &&
+		  pol.threads_origin == NTMEM_ORIGIN_ENVIRONMENT && pol.note_count == 0;
+	ntm_policy_build(&pol, ntm_cpu(), "threads=all,threads=0,threads=2x,"
+			 "parallel_min_chunk=0", NULL);
+	par &= pol.threads == 0 && pol.note_count == 3 &&
+	       has_note(&pol, "threads=0", "from 1 to 4096") &&
+	       has_note(&pol, "parallel_min_chunk=0", "at least 1 byte");
+	t_check(par, "tunables: threads=N|all and parallel_min_chunk, bad values noted",
+		"threads %u chunk %zu notes %d: %s", pol.threads, pol.min_chunk,
+		pol.note_count, first_note(&pol));
+
 	const struct variant *clz = NULL;
 	for (int id = 0; id < ntm_variant_count(); id++)
 		if (ntm_variant(id)->zero_only && !ntm_variant_unsupported(ntm_variant(id)))
