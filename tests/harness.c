@@ -406,22 +406,26 @@ const char *t_ntmem(void)
 /* Under an emulator (tests/run.sh's TEST_WRAPPER, e.g. "qemu-aarch64
  * -cpu a64fx") the kernel cannot run this binary by itself: run it
  * through the wrapper again, by way of the shell, which splits the
- * wrapper into words.  Returns only if there is no wrapper or exec fails. */
-static void reexec_through_wrapper(char **argv)
+ * wrapper into words. */
+void t_exec_self(char **argv)
 {
 	const char *wrapper = getenv("TEST_WRAPPER");
 	char exe[4096];
 	ssize_t len;
 	if (!wrapper || !*wrapper ||
-	    (len = readlink("/proc/self/exe", exe, sizeof exe - 1)) <= 0)
+	    (len = readlink("/proc/self/exe", exe, sizeof exe - 1)) <= 0) {
+		execv("/proc/self/exe", argv);
 		return;
+	}
 	exe[len] = '\0';
 	size_t argc = 0;
 	while (argv[argc])
 		argc++;
 	char **sh = calloc(argc + 5, sizeof *sh);
-	if (!sh)
+	if (!sh) {
+		execv("/proc/self/exe", argv);
 		return;
+	}
 	sh[0] = "/bin/sh";
 	sh[1] = "-c";
 	sh[2] = "exec $TEST_WRAPPER \"$@\"";
@@ -431,6 +435,7 @@ static void reexec_through_wrapper(char **argv)
 		sh[4 + i] = argv[i];
 	execv("/bin/sh", sh);
 	free(sh);
+	execv("/proc/self/exe", argv);
 }
 
 void t_reexec_with(char **argv, const char *const *pairs)
@@ -448,8 +453,7 @@ void t_reexec_with(char **argv, const char *const *pairs)
 	}
 	if (!differ)
 		return;
-	reexec_through_wrapper(argv);
-	execv("/proc/self/exe", argv);
+	t_exec_self(argv);
 	fprintf(stderr, "FAIL re-exec with the test's environment: %s\n",
 		strerror(errno));
 	exit(1);

@@ -71,5 +71,11 @@ int t_run(const char *cmd, char **out, char **err);
  */
 void t_reexec_with(char **argv, const char *const *pairs);
 
+/* Execute this program again with argv, in this process: through
+ * $TEST_WRAPPER when that is set (an emulator such as qemu-user, which
+ * the kernel does not run foreign binaries with by itself), else
+ * /proc/self/exe.  Returns only if exec fails, with errno set. */
+void t_exec_self(char **argv);
+
 /* The ntmem binary under test: $NTMEM_BIN, else build/ntmem. */
 const char *t_ntmem(void);

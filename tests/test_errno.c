@@ -155,7 +155,7 @@ static void phase(char **argv, const char *value, const char *name)
 	pid_t pid = fork();
 	if (pid == 0) {
 		setenv("NTMEM_ERRNO_PHASE", value, 1);
-		execv("/proc/self/exe", argv);
+		t_exec_self(argv);
 		_exit(127);
 	}
 	int status = -1;

@@ -155,7 +155,7 @@ int main(int argc, char **argv)
 	pid_t pid = fork();
 	if (pid == 0) {
 		setenv("NTMEM_SIGNAL_CHILD", "1", 1);
-		execv("/proc/self/exe", argv);
+		t_exec_self(argv);
 		_exit(127);
 	}
 	int status = -1;
