@@ -87,11 +87,36 @@ static int check_dir(struct ntm_outfile *o, const char *path)
 	return 0;
 }
 
+/* A link in /proc/PID/fd (where /dev/stdout and /dev/fd/N lead) names an
+ * open file, not a place in a directory: the file is written through,
+ * after what it holds, whatever kind it is (the shell's redirection of
+ * standard output may have made it a regular file). */
+static int open_file(struct ntm_outfile *o)
+{
+	struct stat st;
+	memcpy(o->path, o->asked, sizeof o->path);
+	if (stat(o->path, &st))
+		return fail(o, errno, NULL);
+	if (!S_ISREG(st.st_mode) && !S_ISCHR(st.st_mode) && !S_ISFIFO(st.st_mode))
+		return fail(o, EINVAL, "an open socket or other special file: refused");
+	o->how = NTM_OUTFILE_THROUGH;
+	o->append = 1;
+	if (faccessat(AT_FDCWD, o->path, W_OK, AT_EACCESS))
+		return fail(o, errno, NULL);
+	return 0;
+}
+
+static int in_fd_dir(const char *path)
+{
+	return !strncmp(path, "/proc/", 6) || !strncmp(path, "/dev/fd/", 8);
+}
+
 /* Follow o->asked's links and classify what is at the end of them. */
 static int resolve(struct ntm_outfile *o)
 {
 	o->why = NULL;
 	o->exists = 0;
+	o->append = 0;
 	size_t n = strlen(o->asked);
 	if (n == 0)
 		return fail(o, ENOENT, "empty path");
@@ -107,6 +132,8 @@ static int resolve(struct ntm_outfile *o)
 			return check_dir(o, o->path);
 		}
 		if (S_ISLNK(st.st_mode)) {
+			if (in_fd_dir(o->path))
+				return open_file(o);
 			if (links == NTM_OUTFILE_MAX_LINKS)
 				return fail(o, ELOOP, NULL);
 			if (follow_link(o->path, sizeof o->path))
@@ -309,17 +336,20 @@ out:;
 	return r;
 }
 
-/* A device or FIFO: open what is there (never create), check it is
- * still what resolve() saw, write. */
+/* A device, a FIFO or an open file: open what is there (never create),
+ * check it is still what resolve() saw, write. */
 static int through(struct ntm_outfile *o, const void *data, size_t len)
 {
-	int fd = open(o->path, O_WRONLY | O_NOCTTY | O_NOFOLLOW | O_CLOEXEC);
+	int flags = O_WRONLY | O_NOCTTY | O_CLOEXEC |
+		    (o->append ? O_APPEND : O_NOFOLLOW);
+	int fd = open(o->path, flags);
 	if (fd < 0)
 		return fail(o, errno, NULL);
 	struct stat st;
-	int bad = fstat(fd, &st) ? -1 :
-		  !S_ISCHR(st.st_mode) && !S_ISFIFO(st.st_mode) ? 1 :
-		  write_all(fd, data, len);
+	int kind_ok = !fstat(fd, &st) &&
+		      (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode) ||
+		       (o->append && S_ISREG(st.st_mode)));
+	int bad = !kind_ok ? 1 : write_all(fd, data, len);
 	int e = bad > 0 ? EINVAL : errno;
 	if (close(fd) && !bad) {
 		bad = -1;

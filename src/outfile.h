@@ -12,9 +12,13 @@
  *   a symbolic link
  *       Followed (through at most NTM_OUTFILE_MAX_LINKS links); the file it
  *       points to is written or created as above, and the link stays.
- *   a character device or a FIFO (/dev/null, /dev/stdout, a named pipe)
+ *   a character device or a FIFO (/dev/null, a named pipe)
  *       Written through, in place: there is nothing to replace.  Opening a
  *       FIFO waits for a reader, as the shell's '>' does.
+ *   a path through /proc/PID/fd or /dev/fd (/dev/stdout, /dev/fd/3)
+ *       An open file: written through, appended to what it holds, whatever
+ *       it is (a terminal, a pipe, the regular file standard output was
+ *       redirected to).
  *   a directory, block device, socket, or anything else
  *       Refused: writing a plot over a disk is never what was meant.
  *
@@ -41,13 +45,15 @@
 
 enum ntm_outfile_how {
 	NTM_OUTFILE_REPLACE,    /* regular or missing: temporary, then rename */
-	NTM_OUTFILE_THROUGH     /* character device or FIFO: written in place */
+	NTM_OUTFILE_THROUGH     /* a device, FIFO or open file: written in
+				   place */
 };
 
 struct ntm_outfile {
 	char asked[NTM_OUTFILE_PATH_MAX];  /* the path as given */
 	char path[NTM_OUTFILE_PATH_MAX];   /* the file written: links followed */
 	enum ntm_outfile_how how;
+	int append;             /* THROUGH: an open file, written at its end */
 	int exists;             /* REPLACE: a regular file is there now */
 	mode_t keep_mode;       /* its permission bits, when it exists */
 	unsigned flags;

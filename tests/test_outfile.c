@@ -193,6 +193,30 @@ static void test_unwritable(void)
 			"child status %#x", status);
 }
 
+/* /proc/self/fd/N (and /dev/stdout) name an open file: appended to, not
+ * replaced, even when it is a regular file. */
+static void test_open_file(void)
+{
+	int fd = open(at("opened.txt"), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0 || write(fd, "table\n", 6) != 6) {
+		t_fail("outfile: an open file", "%s", strerror(errno));
+		return;
+	}
+	struct stat before, after;
+	fstat(fd, &before);
+	char self[64];
+	snprintf(self, sizeof self, "/proc/self/fd/%d", fd);
+	int r = ntm_outfile_write(self, text, sizeof text - 1, 0);
+	close(fd);
+	stat(at("opened.txt"), &after);
+	char want[256];
+	snprintf(want, sizeof want, "table\n%s", text);
+	t_check(r == 0 && before.st_ino == after.st_ino &&
+		!strcmp(contents(at("opened.txt")), want),
+		"outfile: /proc/self/fd/N is written through, after what it holds",
+		"r %d: '%s'", r, contents(at("opened.txt")));
+}
+
 static void test_refused(void)
 {
 	mkdir(at("adir"), 0755);
@@ -278,6 +302,7 @@ int main(void)
 	test_links();
 	test_fifo();
 	test_devices();
+	test_open_file();
 	test_refused();
 	test_mkdir();
 	test_profile_modes();

@@ -133,6 +133,20 @@ static void test_device(void)
 		"status %d, mode %o", st, sb.st_mode);
 }
 
+/* /dev/stdout, redirected to a file: the table, then the plot. */
+static void test_stdout(void)
+{
+	char args[1024], *out = NULL;
+	snprintf(args, sizeof args, TINY " --plot /dev/stdout > %s", at("both.txt"));
+	int st = tool(args, &out, NULL);
+	const char *both = contents(at("both.txt"));
+	const char *table = strstr(both, "glibc"), *svg = strstr(both, "<svg");
+	t_check(st == 0 && table && svg && table < svg && is_svg(svg),
+		"--plot /dev/stdout > FILE: the table, then the plot, in FILE",
+		"status %d, %zu bytes", st, strlen(both));
+	free(out);
+}
+
 static void test_directory(void)
 {
 	static const char *const commands[] = {"bench memset -s 64KB -r 3", "pollution -s 4KiB"};
@@ -224,6 +238,7 @@ int main(void)
 	test_symlink();
 	test_fifo();
 	test_device();
+	test_stdout();
 	test_directory();
 	test_sigpipe();
 	test_killed(SIGTERM, "SIGTERM");
