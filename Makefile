@@ -3,6 +3,7 @@
 #   make                 libntmem.a, libntmem.so and the ntmem tool, in $(O)/
 #   make check           the whole test suite (gcc, clang, ASan+UBSan, qemu)
 #   make bench           the memset and memcpy bandwidth tables
+#   make fuzz            each libFuzzer target for FUZZ_SECONDS (60) seconds
 #   make install         PREFIX=/usr/local DESTDIR=
 #
 # O=DIR builds elsewhere (make check uses build/clang and build/asan).
@@ -144,6 +145,13 @@ check:
 test: tests
 	@tests/run.sh $(O)
 
+# libFuzzer (clang): every target in tests/fuzz for FUZZ_SECONDS each,
+# built apart in $(O)/fuzz.  An input that fails is kept as a regression
+# test in tests/fuzz/corpus/ (see tests/fuzz/run.sh).
+FUZZ_SECONDS ?= 60
+fuzz:
+	@tests/fuzz/run.sh $(O)/fuzz $(FUZZ_SECONDS)
+
 # The main job: seed 000's memset table and its memcpy twin, with plots.
 # The seed's sizes up to 1 GiB finish in under a minute on 2 cores and fit
 # in 3 GiB; 'ntmem bench memset' alone adds 4096MB where memory allows.
@@ -186,7 +194,7 @@ install-preload: $(PRELOAD)
 clean:
 	rm -rf build $(O)
 
-.PHONY: all tests test check bench install clean
+.PHONY: all tests test check bench install clean fuzz
 .SECONDARY:
 
 -include $(LIB_OBJ:.o=.d) $(TOOL_OBJ:.o=.d) $(O)/tests/harness.d

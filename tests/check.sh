@@ -5,6 +5,7 @@
 #   gcc      -Wall -Wextra -Werror, every test
 #   clang    the same build with clang, every test
 #   sanitize ASan + UBSan build, every test (fewer cases)
+#   fuzz     each libFuzzer target in tests/fuzz for FUZZ_SECONDS (20) s
 #   qemu     the dispatch, API and variant tests on CPUs this machine is
 #            not: qemu-x86_64 -cpu Nehalem (SSE2 only) and -cpu Haswell
 #            (AVX2, no AVX-512), with fewer cases
@@ -91,6 +92,13 @@ SAN="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-poin
 if build sanitize CC=gcc CFLAGS="-O1 -g $SAN" LDFLAGS="$SAN"; then
 	NTMEM_TEST_QUICK=1 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 		tests/run.sh build/sanitize
+fi
+
+stage "fuzz: each libFuzzer target for ${FUZZ_SECONDS:-20} s (clang)"
+if install_if_missing clang clang; then
+	tests/fuzz/run.sh build/fuzz "${FUZZ_SECONDS:-20}"
+else
+	skip_stage "clang is not installed and could not be installed (apt-get install clang): no libFuzzer"
 fi
 
 stage "qemu: CPUs this machine is not"
