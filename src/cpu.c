@@ -491,8 +491,11 @@ static void detect_aarch64(struct cpu *cpu)
 static struct cpu the_cpu;
 static pthread_once_t cpu_once = PTHREAD_ONCE_INIT;
 
+/* Reading sysfs sets errno on files that are absent; a successful call
+ * of the library must leave errno alone, whoever detects first. */
 static void detect(void)
 {
+	int saved = errno;
 #ifdef NTM_X86
 	detect_x86(&the_cpu);
 #elif defined(__aarch64__)
@@ -507,6 +510,7 @@ static void detect(void)
 	while (b[skip] && isspace((unsigned char)b[skip]))
 		skip++;
 	memmove(b, b + skip, strlen(b + skip) + 1);
+	errno = saved;
 }
 
 const struct cpu *ntm_cpu(void)

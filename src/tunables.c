@@ -92,6 +92,10 @@ static int apply_key(struct policy *p, const struct tunable_key *k,
 			snprintf(why, len, "%s", err);
 			return -1;
 		}
+		if (!ntm_ranked(k->op, NTMEM_ROLE_STREAMING, 1)) {
+			snprintf(why, len, "no streaming variant runs here");
+			return -1;
+		}
 		break;
 	case KEY_CACHED:
 	case KEY_STREAMING:

@@ -91,7 +91,9 @@ static void print_caches(const struct ntmem_cpu_info *cpu)
 	const struct ntmem_cache_sizes *c[3] = {&cpu->cpuid, &cpu->sysfs,
 						&cpu->planned};
 	char s[3][32];
-	printf("\nCaches         %-12s %-12s %s\n", "CPUID", "sysfs", "planned");
+	/* Off x86 the first column is what the CPU's own registers give. */
+	printf("\nCaches         %-12s %-12s %s\n",
+	       strcmp(cpu->arch, "x86_64") ? "CPU" : "CPUID", "sysfs", "planned");
 	const char *level[3] = {"L1d", "L2", "L3"};
 	for (int l = 0; l < 3; l++) {
 		for (int k = 0; k < 3; k++) {

@@ -7,17 +7,18 @@
 #include "emulation.h"
 #include "ntmem.h"
 
-static const struct {
+static const struct command {
 	const char *name;
 	int (*run)(int argc, char **argv);
 	const char *summary;
+	int measures;  /* describes or times the machine */
 } commands[] = {
-	{"info", cmd_info, "CPU features, variants, and the policy in effect"},
-	{"bench", cmd_bench, "memset/memcpy bandwidth of every variant"},
-	{"calibrate", cmd_calibrate, "measure the streaming crossover, write a profile"},
-	{"pollution", cmd_pollution, "what each method costs everyone else's cache"},
-	{"populate", cmd_populate, "fault in a fresh mapping on several threads"},
-	{"run", cmd_run, "run a program with the memset/memcpy shim preloaded"},
+	{"info", cmd_info, "CPU features, variants, and the policy in effect", 1},
+	{"bench", cmd_bench, "memset/memcpy bandwidth of every variant", 1},
+	{"calibrate", cmd_calibrate, "measure every variant, fit and write the ladders", 1},
+	{"pollution", cmd_pollution, "what each method costs everyone else's cache", 1},
+	{"populate", cmd_populate, "fault in a fresh mapping on several threads", 1},
+	{"run", cmd_run, "run a program with the memset/memcpy shim preloaded", 0},
 };
 
 static void usage(FILE *f)
@@ -35,16 +36,13 @@ static void usage(FILE *f)
 
 /* The commands that measure or describe the machine say so when it may
  * be an emulator (see emulation.c), on stderr. */
-static void note_emulation(const char *cmd)
+static void note_emulation(const struct command *c)
 {
-	static const char *const describe_machine[] = {"info", "bench",
-						      "calibrate", "pollution"};
-	const char *why = tool_emulation_reason();
-	for (size_t i = 0; why && i < sizeof describe_machine / sizeof describe_machine[0]; i++)
-		if (!strcmp(cmd, describe_machine[i]))
-			fprintf(stderr, "ntmem: note: maybe not real hardware (%s): "
-				"timings and cache sizes under emulation are not "
-				"meaningful\n", why);
+	const char *why = c->measures ? tool_emulation_reason() : NULL;
+	if (why)
+		fprintf(stderr, "ntmem: note: maybe not real hardware (%s): "
+			"timings and cache sizes under emulation are not "
+			"meaningful\n", why);
 }
 
 int main(int argc, char **argv)
@@ -65,7 +63,7 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
 		if (!strcmp(cmd, commands[i].name)) {
 			cli_command = commands[i].name;
-			note_emulation(cmd);
+			note_emulation(&commands[i]);
 			return commands[i].run(argc - 1, argv + 1);
 		}
 	cli_usage_error("unknown command '%s'", cmd);
