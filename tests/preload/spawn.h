@@ -1,0 +1,319 @@
+/* spawn.h - what the shim's test programs (test_run, test_preload,
+ * test_preload_real) share: running a command with its output captured,
+ * the helpers' PASS/FAIL lines as checks, and the --report table. */
+#ifndef NTM_PRELOAD_SPAWN_H
+#define NTM_PRELOAD_SPAWN_H
+
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../harness.h"
+#include "ntmem.h"
+
+/* A shim built with AddressSanitizer cannot be preloaded into other
+ * programs: the ASan runtime must come first, and it interposes memset
+ * and memcpy itself. */
+#if defined(__SANITIZE_ADDRESS__)
+#define SHIM_SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SHIM_SANITIZED 1
+#endif
+#endif
+#ifndef SHIM_SANITIZED
+#define SHIM_SANITIZED 0
+#endif
+#define SHIM_SANITIZED_WHY                                                  \
+	"this build uses AddressSanitizer, whose runtime must be loaded first " \
+	"and interposes memset and memcpy itself: the gcc and clang builds "    \
+	"test the shim"
+
+struct outcome {
+	int status;     /* as waitpid gives it */
+	int timed_out;
+	char *out, *err;
+};
+
+/* Where the build under test keeps things: the ntmem binary, the shim
+ * next to it, the helper programs under tests/preload/. */
+struct places {
+	char ntmem[PATH_MAX], shim[PATH_MAX], helpers[PATH_MAX];
+};
+
+static inline int find_places(struct places *p)
+{
+	char dir[PATH_MAX], shim[PATH_MAX + 32];
+	if (!realpath(t_ntmem(), p->ntmem))
+		return -1;
+	snprintf(dir, sizeof dir, "%s", p->ntmem);
+	*strrchr(dir, '/') = '\0';
+	snprintf(shim, sizeof shim, "%s/libntmem-preload.so", dir);
+	if (!realpath(shim, p->shim))
+		return -1;
+	snprintf(p->helpers, sizeof p->helpers, "%.*s/tests/preload",
+		 PATH_MAX - 20, dir);
+	return 0;
+}
+
+static inline char *spawn_slurp(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	size_t len = 0, cap = 4096;
+	char *s = malloc(cap);
+	if (!s)
+		abort();
+	while (f) {
+		if (len + 4096 + 1 > cap && !(s = realloc(s, cap *= 2)))
+			abort();
+		size_t n = fread(s + len, 1, 4096, f);
+		len += n;
+		if (n == 0)
+			break;
+	}
+	if (f)
+		fclose(f);
+	s[len] = '\0';
+	return s;
+}
+
+/* In the child: "NAME=VALUE" sets, "-NAME" unsets. */
+static inline void spawn_env(const char *const *env)
+{
+	for (; env && *env; env++) {
+		if (**env == '-') {
+			unsetenv(*env + 1);
+			continue;
+		}
+		char name[128];
+		const char *eq = strchr(*env, '=');
+		snprintf(name, sizeof name, "%.*s", (int)(eq - *env), *env);
+		setenv(name, eq + 1, 1);
+	}
+}
+
+/* Run argv (no shell) with env changes, stdout and stderr captured, for
+ * at most timeout_s seconds (then SIGKILL).  stdout goes to the file
+ * stdout_path when it is not NULL (o->out is then empty).  Returns 0, or
+ * -1 if it could not be started. */
+static inline int spawn_to(char *const argv[], const char *const *env,
+			   int timeout_s, const char *stdout_path,
+			   struct outcome *o)
+{
+	char out[] = "/tmp/ntmem-preload-out-XXXXXX";
+	char err[] = "/tmp/ntmem-preload-err-XXXXXX";
+	int fo = mkstemp(out), fe = mkstemp(err);
+	memset(o, 0, sizeof *o);
+	if (fo < 0 || fe < 0)
+		return -1;
+	if (stdout_path) {
+		close(fo);
+		fo = open(stdout_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		if (fo < 0)
+			return -1;
+	}
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid == 0) {
+		int null = open("/dev/null", O_RDONLY);
+		dup2(null, 0);
+		dup2(fo, 1);
+		dup2(fe, 2);
+		spawn_env(env);
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	close(fo);
+	close(fe);
+	struct timespec tick = {0, 5 * 1000 * 1000};
+	for (long waited = 0; pid > 0; waited += 5) {
+		pid_t w = waitpid(pid, &o->status, WNOHANG);
+		if (w == pid)
+			break;
+		if (w < 0 && errno != EINTR)
+			break;
+		if (waited >= timeout_s * 1000L) {
+			kill(pid, SIGKILL);
+			waitpid(pid, &o->status, 0);
+			o->timed_out = 1;
+			break;
+		}
+		nanosleep(&tick, NULL);
+	}
+	o->out = spawn_slurp(out);
+	o->err = spawn_slurp(err);
+	unlink(out);
+	unlink(err);
+	return pid > 0 ? 0 : -1;
+}
+
+static inline int spawn(char *const argv[], const char *const *env,
+			int timeout_s, struct outcome *o)
+{
+	return spawn_to(argv, env, timeout_s, NULL, o);
+}
+
+static inline void outcome_free(struct outcome *o)
+{
+	free(o->out);
+	free(o->err);
+	o->out = o->err = NULL;
+}
+
+static inline int exited(const struct outcome *o, int code)
+{
+	return !o->timed_out && WIFEXITED(o->status) &&
+	       WEXITSTATUS(o->status) == code;
+}
+
+/* argv for "ntmem run OPTS... -- HELPER ARGS..." (opts may be NULL; a
+ * NULL helper means ARGS[0] is the command itself).  Static: the
+ * next call reuses it. */
+static inline char **run_argv(const struct places *at, const char *const *opts,
+			       const char *helper, const char *const *args)
+{
+	static char *argv[40];
+	static char path[PATH_MAX + 64];
+	int n = 0;
+	argv[n++] = (char *)at->ntmem;
+	argv[n++] = "run";
+	for (; opts && *opts; opts++)
+		argv[n++] = (char *)*opts;
+	argv[n++] = "--";
+	if (helper) {
+		snprintf(path, sizeof path, "%s/%s", at->helpers, helper);
+		argv[n++] = path;
+	}
+	for (; args && *args; args++)
+		argv[n++] = (char *)*args;
+	argv[n] = NULL;
+	return argv;
+}
+
+/* The first line of s, for messages. */
+static inline const char *first_line(const char *s, char *buf, size_t len)
+{
+	snprintf(buf, len, "%.*s", (int)strcspn(s, "\n"), s);
+	return buf;
+}
+
+/* A helper's "PASS name" and "FAIL name: why" lines as checks named
+ * "what: name".  Returns the number of PASS lines; a helper that printed
+ * none, or failed without saying why, is a failure of "what". */
+static inline int relay(const char *what, const struct outcome *o)
+{
+	int passes = 0, fails = 0;
+	char name[512], line[1024];
+	for (const char *s = o->out; *s;) {
+		size_t n = strcspn(s, "\n");
+		snprintf(line, sizeof line, "%.*s", (int)n, s);
+		s += n + (s[n] == '\n');
+		if (!strncmp(line, "PASS ", 5)) {
+			snprintf(name, sizeof name, "%.100s: %.400s", what, line + 5);
+			t_pass(name);
+			passes++;
+		} else if (!strncmp(line, "FAIL ", 5)) {
+			char *colon = strstr(line + 5, ": ");
+			if (colon)
+				*colon = '\0';
+			snprintf(name, sizeof name, "%.100s: %.400s", what, line + 5);
+			t_fail(name, "%s", colon ? colon + 2 : "failed");
+			fails++;
+		}
+	}
+	if (o->timed_out)
+		t_fail(what, "did not finish in time");
+	else if (!passes && !fails)
+		t_fail(what, "no result (status 0x%x): %s", o->status,
+		       first_line(o->err, line, sizeof line));
+	else if (!fails && !exited(o, 0))
+		t_fail(what, "status 0x%x: %s", o->status,
+		       first_line(o->err, line, sizeof line));
+	return passes;
+}
+
+/* One row of an "ntmem run --report" table. */
+struct report_row {
+	char function[32];
+	unsigned long long calls, bytes;
+	char path[200];
+};
+
+struct report {
+	int headers;  /* "ntmem run: report of pid" lines: reports written */
+	int nrows;
+	struct report_row rows[128];
+};
+
+static inline void parse_report(const char *text, struct report *r)
+{
+	memset(r, 0, sizeof *r);
+	for (const char *s = text; *s;) {
+		size_t n = strcspn(s, "\n");
+		char line[512];
+		snprintf(line, sizeof line, "%.*s", (int)n, s);
+		s += n + (s[n] == '\n');
+		struct report_row *row = &r->rows[r->nrows];
+		if (!strncmp(line, "ntmem run: report of pid ", 25))
+			r->headers++;
+		else if (r->headers && r->nrows < 128 &&
+			 sscanf(line, " %31s %llu %llu %199[^\n]", row->function,
+				&row->calls, &row->bytes, row->path) == 4)
+			r->nrows++;
+	}
+}
+
+/* The kind of path a row's label names: "small", "set", "set_nonzero",
+ * "copy", "overlap" or "baseline". */
+static inline const char *row_kind(const struct report_row *row)
+{
+	static const char *const starts[][2] = {
+		{"small path", "small"},       {"set rung", "set"},
+		{"set_nonzero rung", "set_nonzero"}, {"copy rung", "copy"},
+		{"overlapping copy", "overlap"}, {"before the policy", "baseline"},
+	};
+	for (size_t i = 0; i < sizeof starts / sizeof starts[0]; i++)
+		if (!strncmp(row->path, starts[i][0], strlen(starts[i][0])))
+			return starts[i][1];
+	return "?";
+}
+
+/* Whether the variant a rung row names ("copy rung 0: nt_avx, ...")
+ * streams; -1 when the row names no known variant. */
+static inline int row_streams(const struct report_row *row)
+{
+	const char *colon = strstr(row->path, "rung ");
+	if (!colon || !(colon = strchr(colon, ':')))
+		return -1;
+	char name[64];
+	snprintf(name, sizeof name, "%.*s", (int)strcspn(colon + 2, ","), colon + 2);
+	enum ntmem_op op = strncmp(row->path, "copy", 4) ? NTMEM_OP_SET : NTMEM_OP_COPY;
+	struct ntmem_variant_info info;
+	int id = ntmem_variant_find(op, name);
+	return id < 0 || ntmem_variant_info(id, &info) ? -1 : info.streaming;
+}
+
+/* Calls and bytes of function's rows of kind, summed over rungs. */
+static inline void report_sum(const struct report *r, const char *function,
+			      const char *kind, unsigned long long *calls,
+			      unsigned long long *bytes)
+{
+	*calls = *bytes = 0;
+	for (int i = 0; i < r->nrows; i++)
+		if (!strcmp(r->rows[i].function, function) &&
+		    !strcmp(row_kind(&r->rows[i]), kind)) {
+			*calls += r->rows[i].calls;
+			*bytes += r->rows[i].bytes;
+		}
+}
+
+#endif
