@@ -121,6 +121,8 @@ $(O)/tests/%: tests/%.c $(O)/tests/harness.o $(TOOL_LIB_OBJ) $(STATIC)
 
 # test_fence counts the library's fences by wrapping the one function.
 $(O)/tests/test_fence: TEST_LDFLAGS = -Wl,--wrap=ntm_fence
+# test_safe too: a safe call that streams returns fenced, fault or not.
+$(O)/tests/test_safe: TEST_LDFLAGS = -Wl,--wrap=ntm_fence
 # test_dczva makes DCZID_EL0 say DC ZVA is prohibited (on AArch64).
 $(O)/tests/test_dczva: TEST_LDFLAGS = -Wl,--wrap=ntm_sysreg_dczid
 

@@ -1,0 +1,1144 @@
+/* test_safe.c - ntmem_copy_safe() and ntmem_set_safe(): exact results
+ * around PROT_NONE pages for every guarded form this CPU runs and for
+ * the public calls, overlapping buffers, a file truncated under 4
+ * copying threads, 8 threads faulting at once, and faults that are not
+ * ours reaching the program's handler (or killing it) as without ntmem.
+ *
+ * The "hole" is a PROT_NONE page with read-write memory on both sides.
+ * A source that runs into it must stop exactly at its first byte (a
+ * read fault), a destination the same (a write fault); a copy that goes
+ * past the hole must leave the memory beyond it alone.  Canaries around
+ * every buffer catch a stray store that the guard would otherwise hide.
+ * Linked with -Wl,--wrap=ntm_fence to count the library's fences. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "ntmem.h"
+#include "registry.h"
+#include "safe.h"
+
+#if defined(__SANITIZE_ADDRESS__)
+#define UNDER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define UNDER_ASAN 1
+#endif
+#endif
+#ifndef UNDER_ASAN
+#define UNDER_ASAN 0
+#endif
+
+#define P 4096u                       /* the page size on x86-64 */
+#define CANARY 128
+#define PRE 0xA5                      /* what untouched bytes hold */
+#define MAX_K ((size_t)1024 * P)      /* 4 MiB before the hole */
+#define MAX_AFTER (P + 256)           /* bytes a call runs past the hole */
+#define BUF (MAX_K + MAX_AFTER + 2 * CANARY + 128)
+
+static unsigned long fences;
+void __real_ntm_fence(void);
+void __wrap_ntm_fence(void);
+void __wrap_ntm_fence(void)
+{
+	__atomic_fetch_add(&fences, 1, __ATOMIC_RELAXED);
+	__real_ntm_fence();
+}
+
+static unsigned long recovered(void)
+{
+	return __atomic_load_n(&ntm_safe_recovered, __ATOMIC_RELAXED);
+}
+
+/* Known bytes, never zero (a zero fill must be told from data). */
+static unsigned char pat(size_t i)
+{
+	return (unsigned char)(i % 251 + 1);
+}
+
+static void fill_pat(unsigned char *p, size_t n, size_t seed)
+{
+	for (size_t i = 0; i < n; i++)
+		p[i] = pat(i + seed);
+}
+
+static int all_are(const unsigned char *p, size_t n, unsigned char v)
+{
+	for (size_t i = 0; i < n; i++)
+		if (p[i] != v)
+			return 0;
+	return 1;
+}
+
+/* ---- the hole ---- */
+
+struct hole {
+	unsigned char *map;
+	size_t len;
+	unsigned char *at;   /* the PROT_NONE page; before it MAX_K + CANARY
+				bytes, after it 2 pages, read-write */
+};
+
+static int hole_alloc(struct hole *h)
+{
+	size_t before = MAX_K + 2 * P;
+	h->len = before + 3 * P;
+	h->map = mmap(NULL, h->len, PROT_READ | PROT_WRITE,
+		      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (h->map == MAP_FAILED)
+		return -1;
+	h->at = h->map + before;
+	return mprotect(h->at, P, PROT_NONE);
+}
+
+static struct hole rh, wh;           /* read side, write side */
+static struct guarded srcbuf, dstbuf; /* the other side of each call */
+
+/* ---- what a case calls ---- */
+
+struct target {
+	const char *name;
+	enum ntmem_op op;
+	const struct variant *v;  /* a guarded form; NULL: the public call */
+	unsigned flags;           /* the public call's */
+};
+
+static struct ntm_guarded_result call(const struct target *t, void *d,
+				      const void *s, int c, size_t n)
+{
+	if (t->v)
+		return t->op == NTMEM_OP_COPY ? ntm_guarded_copy(t->v, d, s, n)
+					      : ntm_guarded_set(t->v, d, c, n);
+	size_t r = t->op == NTMEM_OP_COPY ? ntmem_copy_safe(d, s, n, t->flags)
+					  : ntmem_set_safe(d, c, n, t->flags);
+	return (struct ntm_guarded_result){r, NTM_FAULT_NONE};
+}
+
+/* What dst[k, n) holds after a read fault: forms leave it, the public
+ * call zero-fills it unless told not to. */
+static int zero_filled(const struct target *t)
+{
+	return !t->v && !(t->flags & NTMEM_F_NOZEROFILL);
+}
+
+/* A copy of n bytes whose source meets the hole after k bytes. */
+static int read_case(const struct target *t, size_t k, size_t n, size_t mis,
+		     char *why, size_t len)
+{
+	const unsigned char *s = rh.at - k;
+	unsigned char *d = dstbuf.data + CANARY + mis;
+	memset(d - CANARY, PRE, n + 2 * CANARY);
+	unsigned long before = recovered();
+	struct ntm_guarded_result r = call(t, d, s, 0, n);
+	const char *bad = NULL;
+	if (r.left != n - k)
+		bad = "r";
+	else if (t->v && r.fault != NTM_FAULT_READ)
+		bad = "fault kind";
+	else if (memcmp(d, s, k))
+		bad = "bytes before the fault";
+	else if (!all_are(d + k, n - k, zero_filled(t) ? 0 : PRE))
+		bad = zero_filled(t) ? "zero fill" : "bytes after the fault";
+	else if (!all_are(d - CANARY, CANARY, PRE) || !all_are(d + n, CANARY, PRE))
+		bad = "canaries around dst";
+	else if (recovered() == before)
+		bad = "no fault was recovered";
+	if (bad)
+		snprintf(why, len, "read fault k=%zu n=%zu misalign=%zu: %s "
+			 "(r=%zu kind=%zu)", k, n, mis, bad, r.left, r.fault);
+	return !bad;
+}
+
+/* A copy (c < 0) or set of n bytes whose destination meets the hole
+ * after k bytes. */
+static int write_case(const struct target *t, size_t k, size_t n, size_t mis,
+		      int c, char *why, size_t len)
+{
+	unsigned char *d = wh.at - k;
+	const unsigned char *s = srcbuf.data + CANARY + mis;
+	size_t past = n + CANARY > k + P ? n + CANARY - k - P : 0;
+	memset(d - CANARY, PRE, k + CANARY);
+	memset(wh.at + P, PRE, past);
+	unsigned long before = recovered();
+	struct ntm_guarded_result r = call(t, d, s, c < 0 ? 0 : c, n);
+	const char *bad = NULL;
+	if (r.left != n - k)
+		bad = "r";
+	else if (t->v && r.fault != NTM_FAULT_WRITE)
+		bad = "fault kind";
+	else if (c < 0 ? memcmp(d, s, k) != 0 : !all_are(d, k, (unsigned char)c))
+		bad = "bytes before the fault";
+	else if (!all_are(d - CANARY, CANARY, PRE))
+		bad = "canary below dst";
+	else if (!all_are(wh.at + P, past, PRE))
+		bad = "memory past the hole";
+	else if (recovered() == before)
+		bad = "no fault was recovered";
+	if (bad)
+		snprintf(why, len, "write fault k=%zu n=%zu misalign=%zu: %s "
+			 "(r=%zu kind=%zu)", k, n, mis, bad, r.left, r.fault);
+	return !bad;
+}
+
+/* ---- the matrix ---- */
+
+/* Bytes a call runs past the start of the hole. */
+static const size_t past_hole[] = {1, 7, 64, 100, 333, P + 200};
+#define NPAST (sizeof past_hole / sizeof past_hole[0])
+
+/* k for case i of 256: 1..128 (the call starts in the last 128 bytes of
+ * a page) and P-127..P (in the first 128). */
+static size_t k_near(size_t i)
+{
+	return i < 128 ? i + 1 : P - 255 + i;
+}
+
+/* One case of side for target t; c < 0: copy. */
+static int one_case(const struct target *t, int side, size_t k, size_t after,
+		    size_t mis, char *why, size_t len)
+{
+	int c = t->op == NTMEM_OP_SET ? (int)(k * 7 + 3) & 0xff : -1;
+	if (side == NTM_FAULT_READ)
+		return read_case(t, k, k + after, mis, why, len);
+	return write_case(t, k, k + after, mis, c, why, len);
+}
+
+static void fault_matrix(const struct target *t, int side)
+{
+	char name[160], why[200] = "";
+	int bad = 0;
+	size_t cases = 0, step = t_quick() ? 5 : 1, classes = t_quick() ? 1 : 64;
+	for (size_t i = 0; i < 256 && !bad; i += step)
+		for (size_t j = 0; j < classes && !bad; j++, cases++)
+			bad = !one_case(t, side, k_near(i), past_hole[(i + j) % NPAST],
+					(i * 5 + j * 9) % 64, why, sizeof why);
+	/* Sizes up to 4 MiB: the hole 1 to 1023 pages further on. */
+	static const size_t pages[] = {1, 3, 16, 255, 1023};
+	static const size_t near[] = {1, 64, 127, 128, P - 128, P - 64, P - 1, P};
+	for (size_t a = 0; a < 5 && !bad; a++)
+		for (size_t b = 0; b < 8 && !bad; b += t_quick() ? 3 : 1, cases++)
+			bad = !one_case(t, side, pages[a] * P + near[b],
+					past_hole[(a + b) % NPAST], (a * 8 + b * 5) % 64,
+					why, sizeof why);
+	snprintf(name, sizeof name, "%s: %s faults, exact (%zu cases)", t->name,
+		 side == NTM_FAULT_READ ? "read" : "write", cases);
+	t_check(!bad, name, "%s", why);
+}
+
+/* ---- without faults ---- */
+
+static int clean_case(const struct target *t, size_t n, size_t dm, size_t sm,
+		      char *why, size_t len)
+{
+	unsigned char *d = dstbuf.data + CANARY + dm;
+	const unsigned char *s = srcbuf.data + CANARY + sm;
+	int c = (int)(n * 13 + 1) & 0xff;
+	memset(d - CANARY, PRE, n + 2 * CANARY);
+	struct ntm_guarded_result r = call(t, d, s, c, n);
+	const char *bad = NULL;
+	if (r.left || r.fault)
+		bad = "reported a fault";
+	else if (t->op == NTMEM_OP_COPY ? memcmp(d, s, n) != 0
+					: !all_are(d, n, (unsigned char)c))
+		bad = "wrong bytes";
+	else if (!all_are(d - CANARY, CANARY, PRE) || !all_are(d + n, CANARY, PRE))
+		bad = "canaries around dst";
+	if (bad)
+		snprintf(why, len, "n=%zu dst+%zu src+%zu: %s (r=%zu)", n, dm, sm,
+			 bad, r.left);
+	return !bad;
+}
+
+/* Every size to 700 and some up to 4 MiB, misaligned every way, with no
+ * fault recovered on the way. */
+static void no_fault(const struct target *t)
+{
+	static const size_t big[] = {1000, 4095, 4096, 4097, 10007, 65536 + 13,
+				     (1u << 20) + 5, ((size_t)4 << 20) + 3};
+	char name[160], why[200] = "";
+	unsigned long before = recovered();
+	int bad = 0;
+	for (size_t n = 0; n <= 700 && !bad; n += t_quick() ? 7 : 1)
+		bad = !clean_case(t, n, n % 64, (n * 5 + 3) % 64, why, sizeof why);
+	for (size_t i = 0; i < sizeof big / sizeof big[0] && !bad; i++)
+		for (size_t m = 0; m < 64 && !bad; m += 21)
+			bad = !clean_case(t, big[i], m, (m * 7 + i) % 64, why,
+					  sizeof why);
+	if (!bad && recovered() != before)
+		snprintf(why, sizeof why, "%lu faults recovered where none happened",
+			 recovered() - before), bad = 1;
+	snprintf(name, sizeof name, "%s: no fault, memcpy's/memset's result", t->name);
+	t_check(!bad, name, "%s", why);
+}
+
+/* ---- the streaming shape: a fault in each of its parts ---- */
+
+static void streaming_parts(const struct target *t)
+{
+	char why[200] = "", name[300];
+	struct { const char *part; int side; size_t k, n, mis; } cases[] = {
+		{"the cached head", NTM_FAULT_READ, 10, 4000, 1},
+		{"the streaming body", NTM_FAULT_READ, 1000, 4096, 0},
+		{"the cached tail", NTM_FAULT_READ, 1300, 1310, 0},
+		{"the streaming body", NTM_FAULT_WRITE, 640, 4096, 0},
+		{"the cached tail", NTM_FAULT_WRITE, 1280, 1310, 0},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		int c = t->op == NTMEM_OP_SET ? 0x3c : -1;
+		if (cases[i].side == NTM_FAULT_READ && t->op == NTMEM_OP_SET)
+			continue;
+		int ok = cases[i].side == NTM_FAULT_READ
+				 ? read_case(t, cases[i].k, cases[i].n, cases[i].mis,
+					     why, sizeof why)
+				 : write_case(t, cases[i].k, cases[i].n, cases[i].mis,
+					      c, why, sizeof why);
+		snprintf(name, sizeof name, "%s: %s fault in %s", t->name,
+			 cases[i].side == NTM_FAULT_READ ? "read" : "write",
+			 cases[i].part);
+		t_check(ok, name, "%s", why);
+	}
+}
+
+/* ---- every guarded form this CPU runs ---- */
+
+static void forms(void)
+{
+	for (int id = 0; id < ntmem_variant_count(); id++) {
+		struct ntmem_variant_info info;
+		char name[160];
+		ntmem_variant_info(id, &info);
+		snprintf(name, sizeof name, "guarded %s %s", info.name,
+			 info.op == NTMEM_OP_SET ? "set" : "copy");
+		if (!info.supported) {
+			t_skip(name, info.why_unsupported);
+			continue;
+		}
+		const char *by = ntmem_variant_guarded_by(id);
+		struct target t = {name, info.op, ntm_variant(id), 0};
+		if (by && strcmp(by, info.name)) {
+			/* A stand-in: its own form is tested under its name. */
+			snprintf(name, sizeof name, "%s %s (by the guarded %s)",
+				 info.name, info.op == NTMEM_OP_SET ? "set" : "copy", by);
+			no_fault(&t);
+			char why[200] = "";
+			t_check(write_case(&t, 100, 300, 5, info.op == NTMEM_OP_SET ? 1 : -1,
+					   why, sizeof why),
+				name, "%s", why);
+			continue;
+		}
+		no_fault(&t);
+		if (info.op == NTMEM_OP_COPY)
+			fault_matrix(&t, NTM_FAULT_READ);
+		fault_matrix(&t, NTM_FAULT_WRITE);
+		if (info.streaming)
+			streaming_parts(&t);
+	}
+}
+
+/* ---- the public calls ---- */
+
+static void public_calls(void)
+{
+	static const struct target copies[] = {
+		{"ntmem_copy_safe", NTMEM_OP_COPY, NULL, 0},
+		{"ntmem_copy_safe TEMPORAL", NTMEM_OP_COPY, NULL, NTMEM_F_TEMPORAL},
+		{"ntmem_copy_safe NONTEMPORAL", NTMEM_OP_COPY, NULL, NTMEM_F_NONTEMPORAL},
+		{"ntmem_copy_safe NOZEROFILL", NTMEM_OP_COPY, NULL, NTMEM_F_NOZEROFILL},
+		{"ntmem_copy_safe NONTEMPORAL|NOFENCE|NOZEROFILL", NTMEM_OP_COPY, NULL,
+		 NTMEM_F_NONTEMPORAL | NTMEM_F_NOFENCE | NTMEM_F_NOZEROFILL},
+	};
+	static const struct target sets[] = {
+		{"ntmem_set_safe", NTMEM_OP_SET, NULL, 0},
+		{"ntmem_set_safe TEMPORAL", NTMEM_OP_SET, NULL, NTMEM_F_TEMPORAL},
+		{"ntmem_set_safe NONTEMPORAL", NTMEM_OP_SET, NULL, NTMEM_F_NONTEMPORAL},
+	};
+	for (size_t i = 0; i < sizeof copies / sizeof copies[0]; i++) {
+		no_fault(&copies[i]);
+		fault_matrix(&copies[i], NTM_FAULT_READ);
+		fault_matrix(&copies[i], NTM_FAULT_WRITE);
+	}
+	for (size_t i = 0; i < sizeof sets / sizeof sets[0]; i++) {
+		no_fault(&sets[i]);
+		fault_matrix(&sets[i], NTM_FAULT_WRITE);
+	}
+	ntmem_fence();
+}
+
+/* ---- overlapping buffers ---- */
+
+/* memmove's result without a fault, both directions, every shift to 70
+ * and some far ones. */
+static void overlapping(void)
+{
+	static const size_t sizes[] = {0, 1, 5, 16, 63, 64, 65, 100, 255, 256, 257,
+				       511, 512, 513, 1000, 4096, 10000, 100000};
+	static const size_t far[] = {100, 1000, 5000, 40000};
+	static unsigned char ref[100000 + 40000 + 2 * CANARY];
+	char why[160] = "";
+	int bad = 0;
+	for (size_t z = 0; z < sizeof sizes / sizeof sizes[0] && !bad; z++)
+		for (size_t sh = 0; sh < 70 + 4 && !bad; sh += t_quick() ? 5 : 1) {
+			size_t n = sizes[z], shift = sh < 70 ? sh : far[sh - 70];
+			size_t span = n + shift + 2 * CANARY;
+			for (int up = 0; up < 2 && !bad; up++) {
+				unsigned char *base = dstbuf.data + CANARY;
+				unsigned char *d = up ? base + shift : base;
+				unsigned char *s = up ? base : base + shift;
+				fill_pat(dstbuf.data, span, n + shift);
+				memcpy(ref, dstbuf.data, span);
+				memmove(ref + (d - dstbuf.data), ref + (s - dstbuf.data), n);
+				unsigned flags = z % 2 ? NTMEM_F_NONTEMPORAL : 0;
+				size_t r = ntmem_copy_safe(d, s, n, flags);
+				if (r || memcmp(dstbuf.data, ref, span))
+					bad = snprintf(why, sizeof why,
+						       "n=%zu shift=%zu %s: r=%zu or bytes differ",
+						       n, shift, up ? "up" : "down", r);
+			}
+		}
+	t_check(!bad, "overlapping buffers: memmove's result", "%s", why);
+}
+
+/* Overlapping buffers that run into the hole: the first byte either side
+ * cannot reach going up is exact, and the bytes before it are memmove's
+ * (the source as it was). */
+static int overlap_fault_case(size_t below, size_t shift, size_t n, int up,
+			      char *why, size_t len)
+{
+	static unsigned char before[64 << 10];
+	unsigned char *lo = wh.at - below;
+	unsigned char *d = up ? lo + shift : lo, *s = up ? lo : lo + shift;
+	size_t ks = below - (size_t)(s - lo), kd = below - (size_t)(d - lo);
+	size_t k = ks <= kd ? ks : kd;
+	fill_pat(lo, below, shift + n);
+	memcpy(before, lo, below);
+	size_t r = ntmem_copy_safe(d, s, n, 0);
+	const char *bad = NULL;
+	if (r != n - k)
+		bad = "r";
+	else if (memcmp(d, before + (s - lo), k))
+		bad = "bytes before the fault";
+	else if (ks <= kd && !all_are(d + k, kd - k, 0))
+		bad = "zero fill";
+	if (bad)
+		snprintf(why, len, "%zu below the hole, shift %zu, n=%zu %s: %s (r=%zu)",
+			 below, shift, n, up ? "up" : "down", bad, r);
+	return !bad;
+}
+
+static void overlapping_faults(void)
+{
+	static const size_t shifts[] = {1, 7, 64, 300, 5000};
+	static const size_t extra[] = {1, 100, 4096, 20000};
+	char why[200] = "";
+	int bad = 0;
+	for (size_t a = 0; a < 5 && !bad; a++)
+		for (size_t b = 0; b < 4 && !bad; b++)
+			for (int up = 0; up < 2 && !bad; up++) {
+				size_t below = shifts[a] + extra[b];
+				bad = !overlap_fault_case(below, shifts[a], below + 50, up,
+							  why, sizeof why);
+			}
+	t_check(!bad, "overlapping buffers into a hole: exact r, memmove's bytes",
+		"%s", why);
+}
+
+/* ---- the fence contract ---- */
+
+static void fence_contract(void)
+{
+	unsigned char *d = dstbuf.data + CANARY;
+	const unsigned char *s = srcbuf.data + CANARY;
+	struct {
+		const char *name;
+		int copy;
+		const void *from;
+		size_t n, want_r;
+		unsigned flags;
+		unsigned long want_fences;
+	} cases[] = {
+		{"streaming copy", 1, s, 200000, 0, NTMEM_F_NONTEMPORAL, 1},
+		{"streaming copy that faults", 1, rh.at - 100000, 150000, 50000,
+		 NTMEM_F_NONTEMPORAL, 1},
+		{"streaming copy, NOFENCE", 1, s, 200000, 0,
+		 NTMEM_F_NONTEMPORAL | NTMEM_F_NOFENCE, 0},
+		{"streaming copy that faults, NOFENCE", 1, rh.at - 100000, 150000,
+		 50000, NTMEM_F_NONTEMPORAL | NTMEM_F_NOFENCE, 0},
+		{"cached copy that faults", 1, rh.at - 100000, 150000, 50000,
+		 NTMEM_F_TEMPORAL, 0},
+		{"streaming set", 0, NULL, 200000, 0, NTMEM_F_NONTEMPORAL, 1},
+		{"streaming set that faults", 0, NULL, 150000, 50000,
+		 NTMEM_F_NONTEMPORAL, 1},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		unsigned char *to = cases[i].copy || !cases[i].want_r ? d
+							: wh.at - 100000;
+		unsigned long f0 = fences;
+		size_t r = cases[i].copy
+				   ? ntmem_copy_safe(to, cases[i].from, cases[i].n, cases[i].flags)
+				   : ntmem_set_safe(to, 7, cases[i].n, cases[i].flags);
+		char name[120];
+		snprintf(name, sizeof name, "fences: %s", cases[i].name);
+		t_check(r == cases[i].want_r && fences - f0 == cases[i].want_fences,
+			name, "r=%zu (want %zu), %lu fences (want %lu)", r,
+			cases[i].want_r, fences - f0, cases[i].want_fences);
+	}
+	ntmem_fence();
+}
+
+/* ---- the API's edges ---- */
+
+static void first_call_installs(void)
+{
+	unsigned char buf[300];
+	size_t r = ntmem_copy_safe(buf, rh.at - 17, 200, 0);
+	t_check(r == 183 && !memcmp(buf, rh.at - 17, 17) && all_are(buf + 17, 183, 0),
+		"the first safe call installs the handler itself",
+		"r=%zu (want 183)", r);
+}
+
+static void api_edges(void)
+{
+	unsigned char *d = dstbuf.data + CANARY;
+	const unsigned char *s = srcbuf.data + CANARY;
+	static const unsigned bad_flags[] = {
+		NTMEM_F_TEMPORAL | NTMEM_F_NONTEMPORAL, 0x8u, 0x10u, 0x80000000u};
+	int ok = 1;
+	for (size_t i = 0; i < 4; i++) {
+		memset(d, PRE, 64);
+		errno = 0;
+		ok &= ntmem_copy_safe(d, s, 64, bad_flags[i]) == (size_t)-1 &&
+		      errno == EINVAL && all_are(d, 64, PRE);
+		errno = 0;
+		ok &= ntmem_set_safe(d, 1, 64, bad_flags[i]) == (size_t)-1 &&
+		      errno == EINVAL && all_are(d, 64, PRE);
+	}
+	t_check(ok, "bad flags: (size_t)-1, EINVAL, nothing written", "a bad flag passed");
+	t_check(ntmem_copy_safe(NULL, NULL, 0, 0) == 0 &&
+			ntmem_set_safe(NULL, 0, 0, NTMEM_F_NONTEMPORAL) == 0,
+		"n == 0 touches nothing", "returned nonzero");
+	memset(d, PRE, 64);
+	size_t r1 = ntmem_copy_safe(d, NULL, 64, 0);
+	size_t r2 = ntmem_set_safe(NULL, 1, 64, 0);
+	t_check(r1 == 64 && all_are(d, 64, 0) && r2 == 64,
+		"NULL is a fault like any other", "r=%zu, %zu (want 64, 64)", r1, r2);
+	errno = 4321;
+	ntmem_copy_safe(d, s, 5000, 0);
+	ntmem_copy_safe(d, rh.at - 100, 5000, 0);
+	ntmem_set_safe(wh.at - 100, 0, 5000, NTMEM_F_NONTEMPORAL);
+	int e = errno;
+	int init = ntmem_safe_init() | ntmem_safe_init();
+	t_check(e == 4321 && errno == 4321 && init == 0,
+		"errno is left alone; ntmem_safe_init() again is harmless",
+		"errno %d, init %d", e, init);
+}
+
+/* Each variant names the guarded form that serves it: its own where its
+ * family has one, else a stand-in of its kind that runs here. */
+static void guarded_by(void)
+{
+	static const char *const own[] = {"vec_sse2", "nt_sse2", "vec_avx2",
+					  "nt_avx", "vec_avx512", "nt_avx512",
+					  "stosb", "movsb", "movnti", "movdir64b"};
+	int ok = 1;
+	char why[160] = "";
+	for (int id = 0; id < ntmem_variant_count(); id++) {
+		struct ntmem_variant_info v, g;
+		ntmem_variant_info(id, &v);
+		errno = 0;
+		const char *by = ntmem_variant_guarded_by(id);
+		if (!v.supported) {
+			ok &= !by && errno == ENOTSUP;
+			continue;
+		}
+		int gid = by ? ntmem_variant_find(v.op, by) : -1;
+		int has_own = 0;
+		for (size_t i = 0; i < sizeof own / sizeof own[0]; i++)
+			has_own |= !strcmp(own[i], v.name);
+		if (gid < 0 || ntmem_variant_info(gid, &g) || !g.supported ||
+		    g.streaming != v.streaming || g.zero_only ||
+		    (NTM_SAFE_EXTABLE && has_own && strcmp(by, v.name)) ||
+		    (!NTM_SAFE_EXTABLE && strcmp(by, v.name))) {
+			snprintf(why, sizeof why, "%s is guarded by %s", v.name,
+				 by ? by : "(null)");
+			ok = 0;
+		}
+	}
+	errno = 0;
+	ok &= !ntmem_variant_guarded_by(-1) && errno == EINVAL;
+	errno = 0;
+	ok &= !ntmem_variant_guarded_by(ntmem_variant_count()) && errno == EINVAL;
+	t_check(ok, "ntmem_variant_guarded_by: own form, or a stand-in of its kind",
+		"%s", why);
+}
+
+#if NTM_SAFE_EXTABLE
+struct extable_entry {
+	int32_t from, to, fixup;
+};
+extern const struct extable_entry ntm_extable_start[], ntm_extable_end[];
+
+static uintptr_t target_of(const int32_t *f)
+{
+	return (uintptr_t)f + (uintptr_t)(intptr_t)*f;
+}
+
+/* Ranges that overlap, or a fixup inside a range, would send a fault to
+ * the wrong place. */
+static void extable_sane(void)
+{
+	const struct extable_entry *a, *b, *first = ntm_extable_start,
+				      *end = ntm_extable_end;
+	int ok = end > first;
+	for (a = first; a < end; a++) {
+		ok &= target_of(&a->from) < target_of(&a->to);
+		for (b = first; b < end; b++) {
+			uintptr_t fx = target_of(&a->fixup);
+			ok &= fx < target_of(&b->from) || fx >= target_of(&b->to);
+			if (a != b)
+				ok &= target_of(&a->to) <= target_of(&b->from) ||
+				      target_of(&b->to) <= target_of(&a->from);
+		}
+	}
+	t_check(ok, "the exception table: disjoint ranges, fixups outside them",
+		"%zu entries, some overlap", (size_t)(end - first));
+}
+#endif
+
+/* ---- 8 threads faulting at once ---- */
+
+#define FAULTERS 8
+#define FAULTER_SPAN ((size_t)96 << 10)
+
+struct faulter {
+	pthread_t thread;
+	unsigned seed;
+	int calls;
+	char why[160];
+};
+
+static unsigned next_rand(unsigned *s)
+{
+	*s = *s * 1103515245u + 12345u;
+	return *s >> 8;
+}
+
+/* Its own hole and buffer; copies into and out of the hole and sets into
+ * it through the public calls, every result checked. */
+static void *faulter(void *arg)
+{
+	struct faulter *f = arg;
+	unsigned char *map = mmap(NULL, FAULTER_SPAN + 2 * P, PROT_READ | PROT_WRITE,
+				  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	unsigned char *buf = malloc(FAULTER_SPAN);
+	if (map == MAP_FAILED || !buf || mprotect(map + FAULTER_SPAN, P, PROT_NONE)) {
+		snprintf(f->why, sizeof f->why, "no memory");
+		return NULL;
+	}
+	unsigned char *hole = map + FAULTER_SPAN;
+	fill_pat(map, FAULTER_SPAN, f->seed);
+	static const unsigned flags[] = {0, NTMEM_F_TEMPORAL, NTMEM_F_NONTEMPORAL};
+	for (int i = 0; i < f->calls && !f->why[0]; i++) {
+		size_t k = 1 + next_rand(&f->seed) % (FAULTER_SPAN - P);
+		size_t n = k + 1 + next_rand(&f->seed) % (P - 1);
+		unsigned fl = flags[i % 3];
+		size_t r;
+		const char *what;
+		if (i % 3 == 0) {
+			what = "read";
+			r = ntmem_copy_safe(buf, hole - k, n, fl);
+			if (r == n - k && memcmp(buf, hole - k, k))
+				r = (size_t)-2;
+		} else if (i % 3 == 1) {
+			what = "write";
+			r = ntmem_copy_safe(hole - k, buf, n, fl);
+			if (r == n - k && memcmp(buf, hole - k, k))
+				r = (size_t)-2;
+		} else {
+			what = "set";
+			r = ntmem_set_safe(hole - k, (int)(i & 0xff), n, fl);
+			if (r == n - k && !all_are(hole - k, k, (unsigned char)i))
+				r = (size_t)-2;
+		}
+		if (r != n - k)
+			snprintf(f->why, sizeof f->why, "%s k=%zu n=%zu: r=%zu", what, k,
+				 n, r);
+	}
+	free(buf);
+	munmap(map, FAULTER_SPAN + 2 * P);
+	return NULL;
+}
+
+static void concurrent_faults(void)
+{
+	struct faulter f[FAULTERS];
+	int ok = 1;
+	for (int i = 0; i < FAULTERS; i++) {
+		f[i] = (struct faulter){.seed = 1000u + (unsigned)i * 77u,
+					.calls = t_quick() ? 40 : 300};
+		ok &= !pthread_create(&f[i].thread, NULL, faulter, &f[i]);
+	}
+	const char *why = "";
+	for (int i = 0; i < FAULTERS; i++) {
+		pthread_join(f[i].thread, NULL);
+		if (f[i].why[0]) {
+			ok = 0;
+			why = f[i].why;
+		}
+	}
+	t_check(ok, "8 threads faulting at once, each result exact", "%s", why);
+}
+
+/* ---- a file truncated under 4 copying threads ---- */
+
+#define FILE_BYTES ((size_t)8 << 20)
+#define READ_MAX ((size_t)128 << 10)
+
+struct reader {
+	pthread_t thread;
+	const unsigned char *map;
+	unsigned seed;
+	unsigned long calls, faulted;
+	char why[160];
+};
+static int readers_stop;
+
+/* Every byte copied is the file's or a zero (past the end of the file
+ * in its last page, or regrown and not yet rewritten), and the rest is
+ * zero-filled.  Where the fault lies is not checked: a page can vanish
+ * while the call reads it, so the first byte the call could not read
+ * may lie anywhere in it. */
+static void *reader(void *arg)
+{
+	struct reader *rd = arg;
+	unsigned char *buf = malloc(READ_MAX);
+	while (buf && !__atomic_load_n(&readers_stop, __ATOMIC_ACQUIRE) && !rd->why[0]) {
+		size_t o = next_rand(&rd->seed) % FILE_BYTES;
+		size_t room = FILE_BYTES - o < READ_MAX ? FILE_BYTES - o : READ_MAX;
+		size_t n = 1 + next_rand(&rd->seed) % room;
+		memset(buf, PRE, n);
+		size_t r = ntmem_copy_safe(buf, rd->map + o, n, rd->calls % 2 ? NTMEM_F_NONTEMPORAL : 0);
+		rd->calls++;
+		int ok = r <= n && all_are(buf + n - r, r, 0);
+		for (size_t i = 0; ok && i < n - r; i++)
+			ok = buf[i] == pat(o + i) || buf[i] == 0;
+		rd->faulted += r != 0;
+		if (!ok)
+			snprintf(rd->why, sizeof rd->why, "offset %zu n=%zu: r=%zu", o, n, r);
+	}
+	free(buf);
+	return NULL;
+}
+
+/* The other process: shrink the file step by step, grow it back and
+ * rewrite it, a few times over. */
+static void truncator(int fd, const unsigned char *content)
+{
+	for (int round = 0; round < (t_quick() ? 3 : 10); round++) {
+		for (size_t size = FILE_BYTES; size > 0; size -= FILE_BYTES / 16) {
+			if (ftruncate(fd, (off_t)(size - FILE_BYTES / 32 + 1000)))
+				_exit(3);
+			usleep(2000);
+		}
+		if (ftruncate(fd, (off_t)FILE_BYTES) ||
+		    pwrite(fd, content, FILE_BYTES, 0) != (ssize_t)FILE_BYTES)
+			_exit(4);
+		usleep(5000);
+	}
+	_exit(0);
+}
+
+static void truncated_file(void)
+{
+	char path[] = "/tmp/ntmem-test-safe-XXXXXX";
+	int fd = mkstemp(path);
+	unsigned char *content = malloc(FILE_BYTES);
+	if (fd < 0 || !content) {
+		t_fail("a file truncated under 4 copying threads", "no temporary file");
+		return;
+	}
+	unlink(path);
+	fill_pat(content, FILE_BYTES, 0);
+	const unsigned char *map = MAP_FAILED;
+	if (pwrite(fd, content, FILE_BYTES, 0) == (ssize_t)FILE_BYTES)
+		map = mmap(NULL, FILE_BYTES, PROT_READ, MAP_SHARED, fd, 0);
+	pid_t pid = map == MAP_FAILED ? -1 : fork();
+	if (pid == 0)
+		truncator(fd, content);
+	struct reader rd[4];
+	for (int i = 0; i < 4 && pid > 0; i++) {
+		rd[i] = (struct reader){.map = map, .seed = 7u + (unsigned)i};
+		pthread_create(&rd[i].thread, NULL, reader, &rd[i]);
+	}
+	int status = -1;
+	if (pid > 0)
+		waitpid(pid, &status, 0);
+	__atomic_store_n(&readers_stop, 1, __ATOMIC_RELEASE);
+	unsigned long calls = 0, faulted = 0;
+	const char *why = pid > 0 ? "" : "could not map the file or fork";
+	for (int i = 0; i < 4 && pid > 0; i++) {
+		pthread_join(rd[i].thread, NULL);
+		calls += rd[i].calls;
+		faulted += rd[i].faulted;
+		if (rd[i].why[0])
+			why = rd[i].why;
+	}
+	if (!why[0] && !(WIFEXITED(status) && WEXITSTATUS(status) == 0))
+		why = "the truncating process failed";
+	if (!why[0] && !faulted)
+		why = "no call met the truncation (nothing was tested)";
+	t_check(!why[0], "a file truncated by another process under 4 copying threads",
+		"%s (%lu calls, %lu faulted)", why, calls, faulted);
+	printf("  truncated file: %lu calls, %lu met the end of the file\n", calls, faulted);
+	if (map != MAP_FAILED)
+		munmap((void *)map, FILE_BYTES);
+	free(content);
+	close(fd);
+}
+
+/* ---- faults that are not ours ---- */
+
+/* Run fn in a child process (no core file); its wait status. */
+static int in_child(void (*fn)(void))
+{
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid == 0) {
+		struct rlimit none = {0, 0};
+		setrlimit(RLIMIT_CORE, &none);
+		alarm(60);  /* a child that hangs dies of SIGALRM: a failure */
+		fn();
+		_exit(0);
+	}
+	int status = -1;
+	if (pid > 0)
+		waitpid(pid, &status, 0);
+	return status;
+}
+
+static sigjmp_buf child_env;
+static void *volatile seen_addr;
+static volatile int seen_sig, seen_code, seen_blocked;
+
+static void own_siginfo(int sig, siginfo_t *si, void *context)
+{
+	sigset_t now;
+	(void)context;
+	pthread_sigmask(SIG_BLOCK, NULL, &now);
+	seen_sig = sig;
+	seen_addr = si->si_addr;
+	seen_code = si->si_code;
+	seen_blocked = sigismember(&now, SIGUSR1) && sigismember(&now, sig);
+	if (si->si_code > 0)
+		siglongjmp(child_env, 1);
+}
+
+static void own_plain(int sig)
+{
+	seen_sig = sig;
+	siglongjmp(child_env, 1);
+}
+
+static void install(void (*plain)(int),
+		    void (*info)(int, siginfo_t *, void *), int flags)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	if (info)
+		sa.sa_sigaction = info;
+	else
+		sa.sa_handler = plain;
+	sa.sa_flags = flags | (info ? SA_SIGINFO : 0);
+	sigemptyset(&sa.sa_mask);
+	sigaddset(&sa.sa_mask, SIGUSR1);
+	if (sigaction(SIGSEGV, &sa, NULL))
+		_exit(9);
+}
+
+/* A safe call's fault, which the program must not see; exit code on
+ * failure. */
+static void safe_call_works(int code)
+{
+	unsigned char buf[300];
+	seen_sig = 0;
+	if (ntmem_copy_safe(buf, rh.at - 10, 300, 0) != 290 || seen_sig)
+		_exit(code);
+}
+
+/* A fault of the program's own; returns once its handler jumped back. */
+static void touch_hole(int code)
+{
+	if (sigsetjmp(child_env, 1) == 0) {
+		(void)*(volatile unsigned char *)(rh.at + 5);
+		_exit(code);
+	}
+}
+
+static void child_handler_before(void)
+{
+	install(NULL, own_siginfo, 0);
+	if (ntmem_safe_init())
+		_exit(10);
+	safe_call_works(11);
+	touch_hole(12);
+	if (seen_sig != SIGSEGV || seen_addr != rh.at + 5 ||
+	    seen_code != SEGV_ACCERR || !seen_blocked)
+		_exit(13);
+	safe_call_works(14);
+	kill(getpid(), SIGSEGV);  /* sent, not raised by a fault */
+	if (seen_code != SI_USER)
+		_exit(15);
+}
+
+/* The parent installed ntmem's handler before it forked: a handler the
+ * child installs replaces it, and ntmem_safe_init() puts it back in
+ * front, which is the order of a program that installs its handler
+ * before its first safe call. */
+static void child_plain_handler(void)
+{
+	install(own_plain, NULL, 0);
+	if (ntmem_safe_init())
+		_exit(23);
+	safe_call_works(20);
+	touch_hole(21);
+	if (seen_sig != SIGSEGV)
+		_exit(22);
+}
+
+static struct sigaction chained_to;
+
+/* A handler that handles faults at rh.at + 5 and chains the rest. */
+static void own_chaining(int sig, siginfo_t *si, void *context)
+{
+	if (si->si_addr == rh.at + 5) {
+		seen_sig = sig;
+		siglongjmp(child_env, 1);
+	}
+	chained_to.sa_sigaction(sig, si, context);
+}
+
+static void child_handler_after_chaining(void)
+{
+	struct sigaction sa;
+	if (ntmem_safe_init())
+		_exit(30);
+	memset(&sa, 0, sizeof sa);
+	sa.sa_sigaction = own_chaining;
+	sa.sa_flags = SA_SIGINFO;
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGSEGV, &sa, &chained_to) || !(chained_to.sa_flags & SA_SIGINFO))
+		_exit(31);
+	safe_call_works(32);
+	touch_hole(33);
+	if (seen_sig != SIGSEGV)
+		_exit(34);
+}
+
+static void child_handler_after_reinit(void)
+{
+	if (ntmem_safe_init())
+		_exit(40);
+	install(NULL, own_siginfo, 0);
+	if (ntmem_safe_init())
+		_exit(41);
+	safe_call_works(42);
+	touch_hole(43);
+	if (seen_addr != rh.at + 5)
+		_exit(44);
+}
+
+static void child_no_handler(void)
+{
+	if (ntmem_safe_init())
+		_exit(50);
+	safe_call_works(51);
+	(void)*(volatile unsigned char *)(rh.at + 5);
+	_exit(52);
+}
+
+static void child_no_handler_sigbus(void)
+{
+	char path[] = "/tmp/ntmem-test-safe-bus-XXXXXX";
+	int fd = mkstemp(path);
+	unlink(path);
+	if (fd < 0 || ftruncate(fd, P))
+		_exit(60);
+	volatile unsigned char *m = mmap(NULL, P, PROT_READ, MAP_SHARED, fd, 0);
+	if (m == MAP_FAILED || ntmem_safe_init() || ftruncate(fd, 0))
+		_exit(61);
+	unsigned char buf[16];
+	if (ntmem_copy_safe(buf, (const void *)m, 16, 0) != 16)
+		_exit(62);
+	(void)m[1];
+	_exit(63);
+}
+
+static void child_ignored(void)
+{
+	signal(SIGSEGV, SIG_IGN);
+	if (ntmem_safe_init())
+		_exit(70);
+	kill(getpid(), SIGSEGV);  /* ignored, as without ntmem */
+	safe_call_works(71);
+	(void)*(volatile unsigned char *)(rh.at + 5);  /* a fault kills anyway */
+	_exit(72);
+}
+
+static void child_resethand(void)
+{
+	install(NULL, own_siginfo, SA_RESETHAND);
+	if (ntmem_safe_init())
+		_exit(85);
+	safe_call_works(80);
+	touch_hole(81);
+	if (seen_addr != rh.at + 5)
+		_exit(82);
+	safe_call_works(83);
+	(void)*(volatile unsigned char *)(rh.at + 5);  /* now SIG_DFL */
+	_exit(84);
+}
+
+static void own_nodefer(int sig, siginfo_t *si, void *context)
+{
+	sigset_t now;
+	(void)si;
+	(void)context;
+	pthread_sigmask(SIG_BLOCK, NULL, &now);
+	seen_blocked = sigismember(&now, sig);
+	siglongjmp(child_env, 1);
+}
+
+static void child_nodefer(void)
+{
+	install(NULL, own_nodefer, SA_NODEFER);
+	if (ntmem_safe_init())
+		_exit(93);
+	seen_blocked = 1;
+	touch_hole(90);
+	if (seen_blocked)
+		_exit(91);
+	safe_call_works(92);
+}
+
+/* Stack overflow: the program's handler on its alternate stack. */
+static void own_overflow(int sig, siginfo_t *si, void *context)
+{
+	(void)sig;
+	(void)si;
+	(void)context;
+	_exit(100);
+}
+
+static int recurse(volatile int depth)
+{
+	volatile char pad[512];
+	if (depth < 0)
+		return 0;
+	pad[0] = (char)depth;
+	return recurse(depth + 1) + pad[0];
+}
+
+static void child_altstack(void)
+{
+	static char alt[64 << 10];
+	stack_t ss = {.ss_sp = alt, .ss_size = sizeof alt};
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_sigaction = own_overflow;
+	sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
+	sigemptyset(&sa.sa_mask);
+	if (sigaltstack(&ss, NULL) || sigaction(SIGSEGV, &sa, NULL))
+		_exit(101);
+	if (ntmem_safe_init())
+		_exit(102);
+	safe_call_works(103);
+	recurse(0);
+	_exit(104);
+}
+
+static int died_of(int status, int sig)
+{
+	/* Under ASan its own handler is the one before ntmem's: it reports
+	 * and exits instead of dying of the signal. */
+	if (UNDER_ASAN && (sig == SIGSEGV || sig == SIGBUS))
+		return WIFEXITED(status) && WEXITSTATUS(status) != 0 &&
+		       WEXITSTATUS(status) < 10;
+	return WIFSIGNALED(status) && WTERMSIG(status) == sig;
+}
+
+static int exited(int status, int code)
+{
+	return WIFEXITED(status) && WEXITSTATUS(status) == code;
+}
+
+static void foreign_faults(void)
+{
+	int s;
+	if (UNDER_ASAN)
+		printf("  (AddressSanitizer's reports of SEGV and SIGBUS from the "
+		       "children without a handler of their own are expected)\n");
+	s = in_child(child_handler_before);
+	t_check(exited(s, 0), "a fault not ours reaches the program's SA_SIGINFO handler "
+		"(si_addr, si_code, sa_mask)", "child status %#x", s);
+	s = in_child(child_plain_handler);
+	t_check(exited(s, 0), "... and a plain handler", "child status %#x", s);
+	s = in_child(child_handler_after_chaining);
+	t_check(exited(s, 0), "a handler installed later that chains keeps safe calls working",
+		"child status %#x", s);
+	s = in_child(child_handler_after_reinit);
+	t_check(exited(s, 0), "a handler installed later, then ntmem_safe_init() again",
+		"child status %#x", s);
+	s = in_child(child_nodefer);
+	t_check(exited(s, 0), "SA_NODEFER is honoured", "child status %#x", s);
+	s = in_child(child_altstack);
+	t_check(exited(s, 100), "a stack overflow reaches the program's handler on its "
+		"alternate stack", "child status %#x", s);
+	s = in_child(child_no_handler);
+	t_check(died_of(s, SIGSEGV), "without a handler the program dies of SIGSEGV",
+		"child status %#x", s);
+	s = in_child(child_no_handler_sigbus);
+	t_check(died_of(s, SIGBUS), "without a handler the program dies of SIGBUS",
+		"child status %#x", s);
+	s = in_child(child_ignored);
+	t_check(WIFSIGNALED(s) && WTERMSIG(s) == SIGSEGV,
+		"SIG_IGN: a sent SIGSEGV is ignored, a fault still kills",
+		"child status %#x", s);
+	s = in_child(child_resethand);
+	t_check(WIFSIGNALED(s) && WTERMSIG(s) == SIGSEGV, "SA_RESETHAND: the second fault gets the default action",
+		"child status %#x", s);
+}
+
+int main(void)
+{
+	if (hole_alloc(&rh) || hole_alloc(&wh) || t_guarded_alloc(&srcbuf, BUF) ||
+	    t_guarded_alloc(&dstbuf, BUF)) {
+		t_fail("setup", "no memory for the buffers");
+		return t_finish();
+	}
+	fill_pat(srcbuf.data, srcbuf.cap, 0);
+	fill_pat(rh.map, (size_t)(rh.at - rh.map), 0);
+	first_call_installs();
+	api_edges();
+	guarded_by();
+#if NTM_SAFE_EXTABLE
+	extable_sane();
+#endif
+	forms();
+	public_calls();
+	overlapping();
+	overlapping_faults();
+	fence_contract();
+	concurrent_faults();
+	truncated_file();
+	foreign_faults();
+	return t_finish();
+}
