@@ -10,11 +10,13 @@
  *   first pass right after the memset; total_ms: memset and that pass.
  *
  * The table is a pointer chase in random order, one access per 64-byte
- * line, on transparent huge pages where the kernel gives them, so that
- * TLB misses do not pose as cache misses (as "ntmem pollution" does).
+ * line.  Table and buffer are on transparent huge pages where the kernel
+ * gives them, so that TLB misses do not pose as cache misses, and the
+ * program stays on one CPU (as "ntmem pollution" does).
  */
 #include "helper.h"
 
+#include <sched.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <time.h>
@@ -84,13 +86,23 @@ int main(int argc, char **argv)
 	int rounds = argc > 1 ? atoi(argv[1]) : 7;
 	if (rounds < 1 || rounds > MAX_ROUNDS)
 		return 2;
-	unsigned char *buf = mmap(NULL, BUFFER, PROT_READ | PROT_WRITE,
-				  MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+	/* On the CPU it starts on: a migration would leave the table in
+	 * another core's L2 and pose as pollution. */
+	cpu_set_t one;
+	CPU_ZERO(&one);
+	CPU_SET(sched_getcpu() >= 0 ? sched_getcpu() : 0, &one);
+	if (sched_setaffinity(0, sizeof one, &one))
+		fprintf(stderr, "recycle: not pinned to a CPU\n");
+	unsigned char *map = mmap(NULL, BUFFER + (2u << 20), PROT_READ | PROT_WRITE,
+				  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	size_t *table = make_table();
-	if (buf == MAP_FAILED || !table) {
+	if (map == MAP_FAILED || !table) {
 		fprintf(stderr, "recycle: out of memory\n");
 		return 1;
 	}
+	unsigned char *buf = (unsigned char *)(((uintptr_t)map + (2u << 20) - 1) &
+					       ~(uintptr_t)((2u << 20) - 1));
+	madvise(buf, BUFFER, MADV_HUGEPAGE);  /* like the table: no TLB storm */
 	memset(buf, 1, BUFFER);  /* untimed: every page present, warmed */
 	double set_ms[MAX_ROUNDS], warm[MAX_ROUNDS], after[MAX_ROUNDS],
 		slow[MAX_ROUNDS], total[MAX_ROUNDS];
