@@ -101,6 +101,12 @@ static void pass_on(int sig, siginfo_t *si, void *context)
 	call_previous(sig, si, context, p);
 }
 
+/* force_align_arg_pointer: qemu-user (7.2) enters x86-64 handlers with
+ * the stack 8 bytes off the ABI's alignment; the handler and the one it
+ * chains to would then fault on the first aligned vector spill. */
+#if defined(__x86_64__) || defined(__i386__)
+__attribute__((force_align_arg_pointer))
+#endif
 static void on_fault(int sig, siginfo_t *si, void *context)
 {
 	int saved = errno;

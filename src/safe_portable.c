@@ -13,9 +13,11 @@
 #include "safe.h"
 
 #if !NTM_SAFE_EXTABLE
+#include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdint.h>
+#include <ucontext.h>
 
 #include "registry.h"
 
@@ -35,15 +37,19 @@ static int inside(const struct guard *g, uintptr_t a)
 	return 0;
 }
 
+/* The jump leaves the handler without sigreturn, so it restores the
+ * signal mask of the faulting call itself: a handler of the program's
+ * that chained to ntmem's may have blocked SIGSEGV. */
 int ntm_safe_fixup(const void *info, void *context)
 {
 	const siginfo_t *si = info;
+	const ucontext_t *uc = context;
 	struct guard *g = armed;
-	(void)context;
 	if (!g || !inside(g, (uintptr_t)si->si_addr))
 		return 0;
 	armed = NULL;
 	__atomic_fetch_add(&ntm_safe_recovered, 1, __ATOMIC_RELAXED);
+	pthread_sigmask(SIG_SETMASK, &uc->uc_sigmask, NULL);
 	siglongjmp(g->env, 1);
 }
 
