@@ -28,7 +28,7 @@ size_t fn_list(enum ntmem_op op, struct fn *out, size_t max)
 			.why_unsupported = v.why_unsupported,
 		};
 	}
-	if (n + 2 > max)
+	if (n + 3 > max)
 		return n;
 	int libc_id = -1;
 	for (int id = 0; id < ntmem_variant_count(); id++) {
@@ -50,6 +50,13 @@ size_t fn_list(enum ntmem_op op, struct fn *out, size_t max)
 				       ? "ntmem_set: the policy in effect chooses"
 				       : "ntmem_copy: the policy in effect chooses",
 		.op = op, .kind = FN_AUTO, .variant_id = -1, .supported = 1,
+	};
+	out[n++] = (struct fn){
+		.name = "safe",
+		.description = op == NTMEM_OP_SET
+				       ? "ntmem_set_safe: auto's choice, fault-tolerant"
+				       : "ntmem_copy_safe: auto's choice, fault-tolerant",
+		.op = op, .kind = FN_SAFE, .variant_id = -1, .supported = 1,
 	};
 	return n;
 }
@@ -108,6 +115,11 @@ int fn_run(const struct fn *f, void *dst, const void *src, size_t n,
 			ntmem_set(dst, value, n);
 		else
 			ntmem_copy(dst, src, n);
+		break;
+	case FN_SAFE:  /* not done, or refused: (size_t)-1 */
+		if (set ? ntmem_set_safe(dst, value, n, 0)
+			: ntmem_copy_safe(dst, src, n, 0))
+			done = NULL;
 		break;
 	}
 	return !done && n ? -1 : 0;
@@ -189,6 +201,7 @@ int fn_streams(const struct fn *f, size_t n, int value)
 	case FN_VARIANT:
 		return f->streaming;
 	case FN_AUTO:
+	case FN_SAFE:
 		id = ntmem_policy_choice(f->op, value, n, 0);
 		return id >= 0 && !ntmem_variant_info(id, &v) && v.streaming;
 	case FN_LIBC: {

@@ -1,6 +1,6 @@
 /* functions.h - what the benchmarks time: every registry variant of an
- * operation, libc's own function ("glibc") and the automatic path
- * ("auto"), behind one call. */
+ * operation, libc's own function ("glibc"), the automatic path ("auto")
+ * and its fault-tolerant twin ("safe"), behind one call. */
 #ifndef NTM_FUNCTIONS_H
 #define NTM_FUNCTIONS_H
 
@@ -9,7 +9,7 @@
 #include "benchfn.h"
 #include "ntmem.h"
 
-enum fn_kind { FN_VARIANT, FN_LIBC, FN_AUTO };
+enum fn_kind { FN_VARIANT, FN_LIBC, FN_AUTO, FN_SAFE };
 
 struct fn {
 	const char *name;
@@ -28,7 +28,7 @@ struct fn {
 #define FN_MAX 40
 
 /* Every function of op, supported or not: registry order, then glibc,
- * then auto.  Returns the count. */
+ * auto and safe.  Returns the count. */
 size_t fn_list(enum ntmem_op op, struct fn *out, size_t max);
 
 /* The function of op called name, or NULL. */
