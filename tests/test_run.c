@@ -117,6 +117,32 @@ static void test_environment_joins(void)
 		r ? e.msg : buf);
 }
 
+/* An installed tree: bin/ntmem and lib/libntmem-preload.so under any
+ * prefix, whatever LIBDIR the binary was built with. */
+static void test_installed_layout(void)
+{
+	char root[] = "/tmp/ntmem-run-layout-XXXXXX", bin[64], lib[64], shim[96];
+	char found[PATH_MAX] = "", want[PATH_MAX] = "";
+	struct cli_error e;
+	if (!mkdtemp(root)) {
+		t_fail("run: the shim in ../lib", "mkdtemp: %s", strerror(errno));
+		return;
+	}
+	snprintf(bin, sizeof bin, "%s/bin", root);
+	snprintf(lib, sizeof lib, "%s/lib", root);
+	snprintf(shim, sizeof shim, "%s/libntmem-preload.so", lib);
+	int made = !mkdir(bin, 0700) && !mkdir(lib, 0700) &&
+		   close(open(shim, O_WRONLY | O_CREAT, 0600)) == 0;
+	int r = run_find_shim(bin, "/nonexistent/lib", found, sizeof found, &e);
+	t_check(made && r == 0 && realpath(shim, want) && !strcmp(found, want),
+		"run: the shim in ../lib beside the binary", "returned %d, '%s'", r,
+		r ? e.msg : found);
+	unlink(shim);
+	rmdir(lib);
+	rmdir(bin);
+	rmdir(root);
+}
+
 /* The tool itself: help, usage errors, a command that is not there. */
 static void test_binary(void)
 {
@@ -155,6 +181,7 @@ int main(void)
 	test_options();
 	test_bad_options();
 	test_environment_joins();
+	test_installed_layout();
 	test_binary();
 	return t_finish();
 }

@@ -227,12 +227,17 @@ int run_join_preload(const char *had, const char *shim, char *buf,
 int run_find_shim(const char *exe_dir, const char *libdir, char *path,
 		  size_t len, struct cli_error *e)
 {
-	const char *dirs[] = {exe_dir, libdir};
+	/* Next to the binary (the build tree), in ../lib beside its bin/
+	 * (an installed tree, wherever PREFIX put it), then in LIBDIR as
+	 * the binary was built. */
+	const char *dirs[] = {exe_dir, exe_dir, libdir};
+	const char *under[] = {"", "/../lib", ""};
 	char candidate[PATH_MAX];
 	for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
 		if (!dirs[i])
 			continue;
-		snprintf(candidate, sizeof candidate, "%s/%s", dirs[i], SHIM_NAME);
+		snprintf(candidate, sizeof candidate, "%s%s/%s", dirs[i], under[i],
+			 SHIM_NAME);
 		char *real = realpath(candidate, NULL);
 		if (real && access(real, R_OK) == 0 && strlen(real) < len) {
 			strcpy(path, real);
@@ -242,9 +247,10 @@ int run_find_shim(const char *exe_dir, const char *libdir, char *path,
 		free(real);
 	}
 	return cli_error(e, CLI_FAILED, "cannot find %s: it is neither next to "
-			 "the ntmem binary (%s) nor in %s; build it with 'make' "
-			 "or install it with 'make install'", SHIM_NAME,
-			 exe_dir ? exe_dir : "unknown", libdir);
+			 "the ntmem binary (%s), nor in ../lib beside it, nor in "
+			 "%s; build it with 'make' or install it with 'make "
+			 "install'", SHIM_NAME, exe_dir ? exe_dir : "unknown",
+			 libdir);
 }
 
 /* Keep a copy of stderr open across exec for the shim's report, and say

@@ -41,8 +41,9 @@ int run_join_tunables(const char *had, const char *ours, char *buf,
 int run_join_preload(const char *had, const char *shim, char *buf,
 		     size_t len, struct cli_error *e);
 
-/* The shim: libntmem-preload.so in exe_dir, else in libdir, as an
- * absolute path.  -1 (RUN_FAILED) saying where it looked. */
+/* The shim: libntmem-preload.so in exe_dir, else in exe_dir/../lib,
+ * else in libdir, as an absolute path.  -1 (CLI_FAILED, which cmd_run
+ * turns into RUN_FAILED) saying where it looked. */
 int run_find_shim(const char *exe_dir, const char *libdir, char *path,
 		  size_t len, struct cli_error *e);
 
