@@ -491,8 +491,9 @@ int ntmem_parallel_info(struct ntmem_parallel_info *info);
  *     fault) is the first one that could not be accessed;
  *   - after a read fault, dst[n - r, n) is filled with zeros, as far as
  *     dst can be written, unless NTMEM_F_NOZEROFILL is given: then it is
- *     left as it was.  After a write fault, the bytes of dst[n - r, n)
- *     that can be written hold either their old value or the new one.
+ *     left as it was (on x86-64; elsewhere it may also hold source bytes
+ *     from past the fault).  After a write fault, the bytes of
+ *     dst[n - r, n) that can be written hold their old or new values.
  *
  * flags are those of ntmem_copy_flags() (TEMPORAL, NONTEMPORAL, NOFENCE,
  * with the same meaning: the call uses the method the policy chooses for
