@@ -219,10 +219,30 @@ static void check_result_fields(const struct t_json *r, const char *op,
 		snprintf(why, len, "%s: min/median/max out of order or runs wrong",
 			 f->string);
 	}
+	/* auto says which variant its size dispatched to: the one the
+	 * library names for that call (the test process has the same
+	 * policy: NTMEM_PROFILE=none, no tunables). */
+	enum ntmem_op eop = strcmp(op, "memset") ? NTMEM_OP_COPY : NTMEM_OP_SET;
+	const struct t_json *dispatch = t_json_get(r, "dispatch");
+	if (!strcmp(f->string, "auto")) {
+		struct ntmem_variant_info d;
+		int want = ntmem_policy_choice(eop, 0,
+					       (size_t)t_json_get(r, "size")->number, 0);
+		const char *name = want == NTMEM_SMALL_PATH ? "small path"
+				   : ntmem_variant_info(want, &d) ? "?" : d.name;
+		if (!dispatch || dispatch->type != TJ_STRING ||
+		    strcmp(dispatch->string, name)) {
+			*bad = 1;
+			snprintf(why, len, "auto: dispatch %s, want %s",
+				 dispatch ? dispatch->string : "missing", name);
+		}
+	} else if (dispatch) {
+		*bad = 1;
+		snprintf(why, len, "%s has a dispatch field", f->string);
+	}
 	/* A streaming variant always reports nontemporal true. */
 	struct ntmem_variant_info v;
-	int id = ntmem_variant_find(strcmp(op, "memset") ? NTMEM_OP_COPY : NTMEM_OP_SET,
-				    f->string);
+	int id = ntmem_variant_find(eop, f->string);
 	if (id >= 0 && ntmem_variant_info(id, &v) == 0 &&
 	    nt->type == TJ_BOOL && nt->boolean != v.streaming) {
 		*bad = 1;

@@ -211,3 +211,14 @@ int fn_streams(const struct fn *f, size_t n, int value)
 	}
 	return -1;
 }
+
+const char *fn_dispatch(const struct fn *f, size_t n, int value)
+{
+	struct ntmem_variant_info v;
+	if (f->kind != FN_AUTO)
+		return NULL;
+	int id = ntmem_policy_choice(f->op, value, n, 0);
+	if (id == NTMEM_SMALL_PATH)
+		return "small path";
+	return id >= 0 && !ntmem_variant_info(id, &v) ? v.name : "?";
+}

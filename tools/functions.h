@@ -67,6 +67,10 @@ struct benchfn fn_callable(struct fn_target *t);
  * not, -1 if unknown (libc without a readable threshold). */
 int fn_streams(const struct fn *f, size_t n, int value);
 
+/* For FN_AUTO: what a call over n bytes (writing value) dispatches to
+ * now, a variant name or "small path"; NULL for other kinds. */
+const char *fn_dispatch(const struct fn *f, size_t n, int value);
+
 /* libc's streaming threshold for op as glibc's loader reports it
  * (SIZE_MAX: never streams), or 0 when unknown. */
 size_t libc_stream_threshold(enum ntmem_op op);
