@@ -80,6 +80,10 @@ NTM_HIDDEN_SAFE int ntm_safe_install(void);
  * it before they run anything guarded. */
 extern unsigned char ntm_safe_ready NTM_HIDDEN_SAFE;
 
+/* Let the assembly entry points run their commonest size class (they
+ * read ntm_safe_gate, see guarded_x86_64.S); after ntm_safe_ready. */
+NTM_HIDDEN_SAFE void ntm_guarded_entries_open(void);
+
 /* Faults the handler has sent to a fixup (or, off x86-64, to a guard),
  * for the tests: a call that faults nowhere must not add to it. */
 extern unsigned long ntm_safe_recovered NTM_HIDDEN_SAFE;

@@ -60,13 +60,15 @@ NTM_HIDDEN_SAFE guarded_copy_fn ntm_guarded_copy_movsb;
 	{&ntm_family_##fam, NTMEM_OP_COPY, NTMEM_ROLE_##role, req, need,   \
 	 NULL, ntm_guarded_copy_##stem}
 
-#define EVEX (CPU_AVX512F | CPU_AVX512VL)  /* ZMM16-23, YMM16, XMM16 */
+/* ZMM16-23, YMM16 and XMM16 (VL), VPBROADCASTB from a general register
+ * (BW); the 32-byte width broadcasts with AVX2. */
+#define EVEX (CPU_AVX512F | CPU_AVX512BW | CPU_AVX512VL)
 
 static const struct guarded_form forms[] = {
 	FORMS(sse2, VECTOR, CPU_SSE2, CPU_SSE2, vec_sse2),
 	FORMS(sse2, STREAMING, CPU_SSE2, CPU_SSE2, nt_sse2),
-	FORMS(avx, VECTOR, CPU_AVX2, CPU_AVX, vec_avx),
-	FORMS(avx, STREAMING, CPU_AVX, CPU_AVX, nt_avx),
+	FORMS(avx, VECTOR, CPU_AVX2, CPU_AVX2, vec_avx),
+	FORMS(avx, STREAMING, CPU_AVX, CPU_AVX2, nt_avx),
 	FORMS(avx512, VECTOR, CPU_AVX512F | CPU_AVX512BW | CPU_AVX512VL, EVEX,
 	      vec_evex),
 	FORMS(avx512, STREAMING, CPU_AVX512F, EVEX, nt_evex),
@@ -232,6 +234,18 @@ extern const struct extable_entry ntm_extable_start[] NTM_HIDDEN_SAFE,
 static uintptr_t target(const int32_t *field)
 {
 	return (uintptr_t)field + (uintptr_t)(intptr_t)*field;
+}
+
+/* Per entry width (sse2, avx, evex): 0 until the handler is installed,
+ * then the width's vector size + 1 (guarded_x86_64.S says why). */
+NTM_HIDDEN_SAFE size_t ntm_safe_gate[3];
+
+void ntm_guarded_entries_open(void)
+{
+	static const size_t vector_bytes[3] = {16, 32, 64};
+	for (int w = 0; w < 3; w++)
+		__atomic_store_n(&ntm_safe_gate[w], vector_bytes[w] + 1,
+				 __ATOMIC_RELEASE);
 }
 
 int ntm_safe_fixup(const void *info, void *context)

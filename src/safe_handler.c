@@ -161,8 +161,10 @@ static int install(void)
 	ntm_guarded_forms_init();
 	for (int i = 0; i < 2 && !rc; i++)
 		rc = put_in_front(i);
-	if (!rc)
+	if (!rc) {
 		__atomic_store_n(&ntm_safe_ready, 1, __ATOMIC_RELEASE);
+		ntm_guarded_entries_open();
+	}
 	__atomic_store_n(&installing, 0, __ATOMIC_RELEASE);
 	int failure = errno;
 	pthread_sigmask(SIG_SETMASK, &saved, NULL);

@@ -157,4 +157,8 @@ const struct variant *ntm_guarded_by(const struct variant *v)
 void ntm_guarded_forms_init(void)
 {
 }
+
+void ntm_guarded_entries_open(void)
+{
+}
 #endif

@@ -196,6 +196,20 @@ ntm_replay_set:
 /* Size classes up to 8 vectors                                        */
 /* ------------------------------------------------------------------ */
 
+/* One to two vectors: the commonest small class, also run on its own by
+ * the entry points. */
+.macro COPY_UPTO2 V, movu, r0, r1, d, s, n
+	\movu	(\s), \r0
+	\movu	-\V(\s,\n), \r1
+	\movu	\r1, -\V(\d,\n)
+	\movu	\r0, (\d)
+.endm
+
+.macro SET_UPTO2 V, movu, r0, d, n
+	\movu	\r0, (\d)
+	\movu	\r0, -\V(\d,\n)
+.endm
+
 /*
  * COPY_SMALL: copy \n bytes (at most 8 vectors; more jumps to \above)
  * from \s to \d with overlapping unaligned loads and stores, and end with
@@ -211,10 +225,7 @@ ntm_replay_set:
 	jb	.Lcs_below_\@
 	cmp	$2*\V, \n
 	ja	.Lcs_above2_\@
-	\movu	(\s), \r0
-	\movu	-\V(\s,\n), \r1
-	\movu	\r1, -\V(\d,\n)
-	\movu	\r0, (\d)
+	COPY_UPTO2 \V, \movu, \r0, \r1, \d, \s, \n
 	\fin	\arg
 .Lcs_above2_\@:
 	cmp	$4*\V, \n
@@ -305,16 +316,15 @@ ntm_replay_set:
 
 /*
  * SET_SMALL: fill \n bytes (at most 8 vectors; more jumps to \above) at
- * \d with the byte pattern in rax and \r0 (\h32a, \h16a: its low halves),
- * ending with "\fin \arg".
+ * \d with the byte pattern in \r0 (\h32a, \h16a: its low halves), ending
+ * with "\fin \arg".  Below 16 bytes \gpr copies the pattern into rax.
  */
-.macro SET_SMALL V, movu, r0, h32a, h16a, movh, d, n, fin, arg, above
+.macro SET_SMALL V, movu, r0, h32a, h16a, movh, gpr, d, n, fin, arg, above
 	cmp	$\V, \n
 	jb	.Lss_below_\@
 	cmp	$2*\V, \n
 	ja	.Lss_above2_\@
-	\movu	\r0, (\d)
-	\movu	\r0, -\V(\d,\n)
+	SET_UPTO2 \V, \movu, \r0, \d, \n
 	\fin	\arg
 .Lss_above2_\@:
 	cmp	$4*\V, \n
@@ -355,6 +365,7 @@ ntm_replay_set:
 	\fin	\arg
 .Lss_below16_\@:
 	.endif
+	\gpr
 	cmp	$8, \n
 	jb	.Lss_below8_\@
 	mov	%rax, (\d)
@@ -378,14 +389,6 @@ ntm_replay_set:
 	mov	%al, (\d)
 .Lss_none_\@:
 	\fin	\arg
-.endm
-
-/* rax = the byte in sil in all 8 bytes (clobbers r9), then \bcast. */
-.macro PATTERN bcast
-	movzbl	%sil, %eax
-	movabs	$0x0101010101010101, %r9
-	imul	%r9, %rax
-	\bcast
 .endm
 
 /* ------------------------------------------------------------------ */
@@ -588,21 +591,26 @@ FUNCTION \name
 
 /*
  * WIDTH w, V, ...: the entry points, cached loops and streaming loops of
- * one width.  bcast: fills \r0 from the pattern in rax.  h32a/h32b and
- * h16a/h16b: 32- and 16-byte registers for the classes below one vector
- * (the a's are the low halves of \r0), movh their move.
+ * one width.  bcast: fills \r0 with the byte in sil (may clobber eax);
+ * gpr: copies 8 bytes of it into rax.  h32a/h32b and h16a/h16b: 32- and
+ * 16-byte registers for the classes below one vector (the a's are the low
+ * halves of \r0), movh their move.  gate: this width's slot in
+ * ntm_safe_gate.
  */
-.macro WIDTH w, V, movu, mova, movnt, r0, r1, r2, r3, r4, r5, r6, r7, h32a, h32b, h16a, h16b, movh, bcast, vzu
+.macro WIDTH w, V, movu, mova, movnt, r0, r1, r2, r3, r4, r5, r6, r7, h32a, h32b, h16a, h16b, movh, bcast, gpr, gate, vzu
 
 /* The partial-line macros of this width, with its registers bound. */
 .macro COPY_SMALL_\w d, s, n, fin, arg, above
 	COPY_SMALL \V, \movu, \r0, \r1, \r2, \r3, \r4, \r5, \r6, \r7, \h32a, \h32b, \h16a, \h16b, \movh, \d, \s, \n, \fin, \arg, \above
 .endm
 .macro SET_SMALL_\w d, n, fin, arg, above
-	SET_SMALL \V, \movu, \r0, \h32a, \h16a, \movh, \d, \n, \fin, \arg, \above
+	SET_SMALL \V, \movu, \r0, \h32a, \h16a, \movh, \gpr, \d, \n, \fin, \arg, \above
 .endm
 .macro FILL_\w
-	PATTERN	\bcast
+	\bcast
+.endm
+.macro GPR_\w
+	\gpr
 .endm
 .macro NT_COPY_LINE_\w off
 	\movu	\off(%rcx,%r8), \r0
@@ -676,19 +684,32 @@ FUNCTION ntm_guarded_set_vec_\w
 
 /*
  * The entry points, flags in ecx.  Only flags the entries handle, and
- * only once the handler is installed (ntm_safe_ready), stay here: the
- * small path, then the cached loop up to ntm_inline_max, which the
- * policy sets when the ladder starts with this width's vector loop, as
- * ntmem_copy's entry does.  Everything else goes to C.  A fault goes to
- * C as well, with the arguments: the small path's to ..._small_fault,
- * the loop's to ..._resume with how far it got.
+ * only once the handler is installed, stay here: the small path, then
+ * the cached loop up to ntm_inline_max, which the policy sets when the
+ * ladder starts with this width's vector loop, as ntmem_copy's entry
+ * does.  Everything else goes to C.  A fault goes to C as well, with the
+ * arguments: the small path's to ..._small_fault, the loop's to
+ * ..._resume with how far it got.
+ *
+ * The commonest class, one to two vectors, comes first, and one compare
+ * both picks it and checks that the handler is installed:
+ * ntm_safe_gate[\gate] is V + 1 once it is and 0 before, and n - V
+ * (unsigned) is below V + 1 exactly when V <= n <= 2V.  Other sizes test
+ * ntm_safe_ready.  So a small call costs one flags test more than
+ * ntmem_copy's.
  */
 FUNCTION ntm_safe_copy_\w
 	test	$~ENTRY_FLAGS, %ecx
 	jnz	.Lsc_c_\w
+	lea	-\V(%rdx), %rax
+	cmp	ntm_safe_gate+8*\gate(%rip), %rax
+	jae	.Lsc_other_\w
+.Lsc_small_\w:
+	COPY_UPTO2 \V, \movu, \r0, \r1, %rdi, %rsi, %rdx
+	RET_ENTRY \vzu
+.Lsc_other_\w:
 	cmpb	$0, ntm_safe_ready(%rip)
 	je	.Lsc_c_\w
-.Lsc_small_\w:
 	COPY_SMALL_\w %rdi, %rsi, %rdx, RET_ENTRY, \vzu, .Lsc_large_\w
 .Lsc_large_\w:
 	cmp	ntm_inline_max+8(%rip), %rdx
@@ -724,10 +745,16 @@ FUNCTION ntm_safe_copy_\w
 FUNCTION ntm_safe_set_\w
 	test	$~ENTRY_FLAGS, %ecx
 	jnz	.Lss_c_\w
+	FILL_\w
+	lea	-\V(%rdx), %rax
+	cmp	ntm_safe_gate+8*\gate(%rip), %rax
+	jae	.Lss_other_\w
+.Lss_small_\w:
+	SET_UPTO2 \V, \movu, \r0, %rdi, %rdx
+	RET_ENTRY \vzu
+.Lss_other_\w:
 	cmpb	$0, ntm_safe_ready(%rip)
 	je	.Lss_c_\w
-	FILL_\w
-.Lss_small_\w:
 	SET_SMALL_\w %rdi, %rdx, RET_ENTRY, \vzu, .Lss_large_\w
 .Lss_large_\w:
 	cmp	ntm_inline_max(%rip), %rdx
@@ -752,24 +779,36 @@ FUNCTION ntm_safe_set_\w
 	GUARD	.Lss_loop_\w, .Lss_c_\w, .Lss_loop_fault_\w
 .endm
 
-/* Broadcasts of the pattern in rax into a whole vector. */
+/* Broadcasts of the byte in sil into a whole vector (AVX2: VPBROADCASTB;
+ * AVX-512BW from a general register), and 8 bytes of it into rax.  (gas
+ * compares macro names without case: these must differ from FILL_w and
+ * GPR_w in more than case.) */
 .macro BCAST_SSE2
-	movq	%rax, %xmm0
-	punpcklqdq %xmm0, %xmm0
+	movzbl	%sil, %eax
+	imul	$0x01010101, %eax, %eax
+	movd	%eax, %xmm0
+	pshufd	$0, %xmm0, %xmm0
 .endm
-/* AVX alone (nt_avx needs no more): no VPBROADCAST. */
-.macro BCAST_AVX
-	vmovq	%rax, %xmm0
-	vpunpcklqdq %xmm0, %xmm0, %xmm0
-	vinsertf128 $1, %xmm0, %ymm0, %ymm0
+.macro MOVQ_XMM0_RAX
+	movq	%xmm0, %rax
+.endm
+.macro BCAST_AVX2
+	vmovd	%esi, %xmm0
+	vpbroadcastb %xmm0, %ymm0
+.endm
+.macro VMOVQ_XMM0_RAX
+	vmovq	%xmm0, %rax
 .endm
 .macro BCAST_EVEX
-	vpbroadcastq %rax, %zmm16
+	vpbroadcastb %esi, %zmm16
+.endm
+.macro VMOVQ_XMM16_RAX
+	vmovq	%xmm16, %rax
 .endm
 
-WIDTH sse2, 16, movdqu, movdqa, movntdq, %xmm0, %xmm1, %xmm2, %xmm3, %xmm4, %xmm5, %xmm6, %xmm7, none, none, none, none, movdqu, BCAST_SSE2, 0
-WIDTH avx, 32, vmovdqu, vmovdqa, vmovntdq, %ymm0, %ymm1, %ymm2, %ymm3, %ymm4, %ymm5, %ymm6, %ymm7, none, none, %xmm0, %xmm1, vmovdqu, BCAST_AVX, 1
-WIDTH evex, 64, vmovdqu64, vmovdqa64, vmovntdq, %zmm16, %zmm17, %zmm18, %zmm19, %zmm20, %zmm21, %zmm22, %zmm23, %ymm16, %ymm17, %xmm16, %xmm17, vmovdqu64, BCAST_EVEX, 0
+WIDTH sse2, 16, movdqu, movdqa, movntdq, %xmm0, %xmm1, %xmm2, %xmm3, %xmm4, %xmm5, %xmm6, %xmm7, none, none, none, none, movdqu, BCAST_SSE2, MOVQ_XMM0_RAX, 0, 0
+WIDTH avx, 32, vmovdqu, vmovdqa, vmovntdq, %ymm0, %ymm1, %ymm2, %ymm3, %ymm4, %ymm5, %ymm6, %ymm7, none, none, %xmm0, %xmm1, vmovdqu, BCAST_AVX2, VMOVQ_XMM0_RAX, 1, 1
+WIDTH evex, 64, vmovdqu64, vmovdqa64, vmovntdq, %zmm16, %zmm17, %zmm18, %zmm19, %zmm20, %zmm21, %zmm22, %zmm23, %ymm16, %ymm17, %xmm16, %xmm17, vmovdqu64, BCAST_EVEX, VMOVQ_XMM16_RAX, 2, 0
 
 /* ------------------------------------------------------------------ */
 /* rep movsb, rep stosb                                                */
@@ -839,7 +878,11 @@ FUNCTION ntm_guarded_set_stosb
 .endm
 
 	NT_COPY ntm_guarded_copy_movnti, MOVNTI_COPY_LINE, COPY_SMALL_sse2, .Lfix_copy_sse2, 0
-	NT_SET ntm_guarded_set_movnti, FILL_sse2, MOVNTI_SET_LINE, SET_SMALL_sse2, .Lfix_set_sse2, 0
+.macro MOVNTI_SETUP
+	FILL_sse2
+	GPR_sse2
+.endm
+	NT_SET ntm_guarded_set_movnti, MOVNTI_SETUP, MOVNTI_SET_LINE, SET_SMALL_sse2, .Lfix_set_sse2, 0
 
 /* MOVDIR64B: one 64-byte direct store a line, to an aligned address in a
  * register.  Sets store from a line of the pattern kept in the red zone
@@ -859,14 +902,8 @@ FUNCTION ntm_guarded_set_stosb
 	movdqu	%xmm0, -32(%rsp)
 	movdqu	%xmm0, -16(%rsp)
 .endm
-/* DIR64_SET_LINE clobbers rax, so the partials get the pattern back. */
-.macro SET_SMALL_dir64 d, n, fin, arg, above
-	mov	-8(%rsp), %rax
-	SET_SMALL_sse2 \d, \n, \fin, \arg, \above
-.endm
-
 	NT_COPY ntm_guarded_copy_movdir64b, DIR64_COPY_LINE, COPY_SMALL_sse2, .Lfix_copy_sse2, 0
-	NT_SET ntm_guarded_set_movdir64b, DIR64_SETUP, DIR64_SET_LINE, SET_SMALL_dir64, .Lfix_set_sse2, 0
+	NT_SET ntm_guarded_set_movdir64b, DIR64_SETUP, DIR64_SET_LINE, SET_SMALL_sse2, .Lfix_set_sse2, 0
 
 /* ------------------------------------------------------------------ */
 
