@@ -1162,5 +1162,6 @@ int main(void)
 	concurrent_faults();
 	truncated_file();
 	foreign_faults();
+	printf("  %lu faults recovered in this process\n", recovered());
 	return t_finish();
 }
