@@ -336,6 +336,50 @@ static void test_sanitized_shim(void)
 	outcome_free(&o);
 }
 
+/*
+ * Under qemu-user (a cross build in make check) ntmem run cannot exec a
+ * foreign helper, but the emulator can start one itself with the shim in
+ * the guest's environment (-E LD_PRELOAD=...): the shim's own code then
+ * runs on the emulated CPU, its portable or AArch64 entry points.
+ */
+static void run_emulated(const char *label, const char *tunables,
+			 const char *helper, const char *const *args)
+{
+	char path[PATH_MAX + 64], tun[256];
+	snprintf(path, sizeof path, "%s/%s", at.helpers, helper);
+	snprintf(tun, sizeof tun, "NTMEM_TUNABLES=%s", tunables);
+	char *argv[16] = {"/bin/sh", "-c",
+			  "shim=$1 tunables=$2; shift 2; exec $TEST_WRAPPER "
+			  "-E LD_PRELOAD=\"$shim\" -E \"$tunables\" \"$@\"",
+			  "sh", at.shim, tun, path};
+	int n = 7;
+	for (; args && *args && n < 15; args++)
+		argv[n++] = (char *)*args;
+	argv[n] = NULL;
+	struct outcome o;
+	spawn(argv, NULL, 300, &o);
+	relay(label, &o);
+	outcome_free(&o);
+}
+
+static void test_emulated(void)
+{
+	const char *wrapper = getenv("TEST_WRAPPER");
+	if (!strstr(wrapper, "qemu")) {
+		t_skip("preload: programs under the shim", spawn_unavailable());
+		return;
+	}
+	const char *symbols[] = {"symbols", at.shim, NULL}, *results[] = {"results", NULL};
+	run_emulated("emulated symbols", "", "verify", symbols);
+	run_emulated("emulated results, default policy", "", "verify", results);
+	run_emulated("emulated results, streaming at every size",
+		     "set_threshold=0,set_nonzero_threshold=0,copy_threshold=0",
+		     "verify", results);
+	run_emulated("emulated early", "", "early", NULL);
+	t_skip("preload: ntmem run, fortify, fork and exec, the report",
+	       spawn_unavailable());
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 2 && !strcmp(argv[1], "--print-preloaded")) {
@@ -345,6 +389,12 @@ int main(int argc, char **argv)
 	if (find_places(&at)) {
 		t_fail("preload: the build's ntmem and libntmem-preload.so",
 		       "not found next to %s", t_ntmem());
+		return t_finish();
+	}
+	if (spawn_unavailable()) {
+		t_check(ntmem_preloaded() == 0, "ntmem_preloaded: 0 without the shim",
+			"1");
+		test_emulated();
 		return t_finish();
 	}
 	if (SHIM_SANITIZED) {

@@ -324,7 +324,9 @@ int main(void)
 		       "directory", "not found next to %s", t_ntmem());
 		return t_finish();
 	}
-	if (SHIM_SANITIZED) {
+	if (spawn_unavailable()) {
+		t_skip("real programs under the shim", spawn_unavailable());
+	} else if (SHIM_SANITIZED) {
 		t_skip("real programs under the shim", SHIM_SANITIZED_WHY);
 	} else {
 		test_python();

@@ -182,6 +182,9 @@ int main(void)
 	test_bad_options();
 	test_environment_joins();
 	test_installed_layout();
-	test_binary();
+	if (spawn_unavailable())
+		t_skip("run: the ntmem binary itself", spawn_unavailable());
+	else
+		test_binary();
 	return t_finish();
 }

@@ -38,6 +38,19 @@
 	"and interposes memset and memcpy itself: the gcc and clang builds "    \
 	"test the shim"
 
+/* Why programs cannot be started here, or NULL when they can: under an
+ * emulator (tests/run.sh's TEST_WRAPPER, qemu-user for a cross build),
+ * this foreign program cannot exec another without binfmt_misc, which
+ * make check does not rely on.  The native builds run these checks. */
+static inline const char *spawn_unavailable(void)
+{
+	const char *w = getenv("TEST_WRAPPER");
+	return w && *w ? "under an emulator (TEST_WRAPPER) a test program "
+			 "cannot start another foreign program; the native "
+			 "gcc and clang builds run these checks"
+		       : NULL;
+}
+
 struct outcome {
 	int status;     /* as waitpid gives it */
 	int timed_out;
