@@ -135,8 +135,7 @@ static size_t copy_overlapping(void *dst, const void *src, size_t n,
 }
 
 /* The whole call, for whatever the entry points do not do themselves. */
-NTM_HIDDEN_SAFE size_t ntm_copy_safe_slow(void *dst, const void *src, size_t n,
-					  unsigned flags)
+size_t ntm_copy_safe_slow(void *dst, const void *src, size_t n, unsigned flags)
 {
 	if (bad_flags(flags)) {
 		errno = EINVAL;
@@ -153,8 +152,7 @@ NTM_HIDDEN_SAFE size_t ntm_copy_safe_slow(void *dst, const void *src, size_t n,
 		      ntm_guarded_streams(v));
 }
 
-NTM_HIDDEN_SAFE size_t ntm_set_safe_slow(void *dst, int c, size_t n,
-					 unsigned flags)
+size_t ntm_set_safe_slow(void *dst, int c, size_t n, unsigned flags)
 {
 	if (bad_flags(flags)) {
 		errno = EINVAL;
@@ -178,24 +176,23 @@ NTM_HIDDEN_SAFE size_t ntm_set_safe_slow(void *dst, int c, size_t n,
  * that the exact answer is r = n.  Buffers apart: do it again byte by
  * byte from the start.  Overlapping: start over on the overlap path.
  */
-NTM_HIDDEN_SAFE size_t ntm_copy_safe_small_fault(void *dst, const void *src,
-						 size_t n, unsigned flags)
+size_t ntm_copy_safe_small_fault(void *dst, const void *src, size_t n,
+				 unsigned flags)
 {
 	if (overlap(dst, src, n))
 		return copy_overlapping(dst, src, n, flags);
 	return finish(dst, n, flags, ntm_guarded_bytes_copy(dst, src, n), 0);
 }
 
-NTM_HIDDEN_SAFE size_t ntm_set_safe_small_fault(void *dst, int c, size_t n,
-						unsigned flags)
+size_t ntm_set_safe_small_fault(void *dst, int c, size_t n, unsigned flags)
 {
 	return finish(dst, n, flags, ntm_guarded_bytes_set(dst, c, n), 0);
 }
 
 /* An entry point's cached loop faulted with dst[0, done) complete (its
  * buffers do not overlap): the rest byte by byte, to the exact byte. */
-NTM_HIDDEN_SAFE size_t ntm_copy_safe_resume(void *dst, const void *src,
-					    size_t n, unsigned flags, size_t done)
+size_t ntm_copy_safe_resume(void *dst, const void *src, size_t n,
+			    unsigned flags, size_t done)
 {
 	struct ntm_guarded_result r = ntm_guarded_bytes_copy(
 		(unsigned char *)dst + done, (const unsigned char *)src + done,
@@ -203,8 +200,8 @@ NTM_HIDDEN_SAFE size_t ntm_copy_safe_resume(void *dst, const void *src,
 	return finish(dst, n, flags, r, 0);
 }
 
-NTM_HIDDEN_SAFE size_t ntm_set_safe_resume(void *dst, int c, size_t n,
-					   unsigned flags, size_t done)
+size_t ntm_set_safe_resume(void *dst, int c, size_t n, unsigned flags,
+			   size_t done)
 {
 	struct ntm_guarded_result r =
 		ntm_guarded_bytes_set((unsigned char *)dst + done, c, n - done);

@@ -88,7 +88,25 @@ NTM_HIDDEN_SAFE void ntm_guarded_entries_open(void);
  * for the tests: a call that faults nowhere must not add to it. */
 extern unsigned long ntm_safe_recovered NTM_HIDDEN_SAFE;
 
+/* The whole safe call, for what the entry points do not do themselves
+ * (the public functions off x86-64). */
+NTM_HIDDEN_SAFE size_t ntm_copy_safe_slow(void *dst, const void *src, size_t n,
+					  unsigned flags);
+NTM_HIDDEN_SAFE size_t ntm_set_safe_slow(void *dst, int c, size_t n,
+					 unsigned flags);
+
 #ifdef __x86_64__
+/* Where the entry points of guarded_x86_64.S go after a fault: the small
+ * path's, or the inline loop's with dst[0, done) complete. */
+NTM_HIDDEN_SAFE size_t ntm_copy_safe_small_fault(void *dst, const void *src,
+						 size_t n, unsigned flags);
+NTM_HIDDEN_SAFE size_t ntm_set_safe_small_fault(void *dst, int c, size_t n,
+						unsigned flags);
+NTM_HIDDEN_SAFE size_t ntm_copy_safe_resume(void *dst, const void *src,
+					    size_t n, unsigned flags, size_t done);
+NTM_HIDDEN_SAFE size_t ntm_set_safe_resume(void *dst, int c, size_t n,
+					   unsigned flags, size_t done);
+
 /* The guarded byte-at-a-time loops: exact, slow, for short spans. */
 NTM_HIDDEN_SAFE struct ntm_guarded_result
 ntm_guarded_bytes_copy(void *dst, const void *src, size_t n);

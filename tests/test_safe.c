@@ -544,7 +544,8 @@ static void api_edges(void)
 		ok &= ntmem_set_safe(d, 1, 64, bad_flags[i]) == (size_t)-1 &&
 		      errno == EINVAL && all_are(d, 64, PRE);
 	}
-	t_check(ok, "bad flags: (size_t)-1, EINVAL, nothing written", "a bad flag passed");
+	t_check(ok, "bad flags: (size_t)-1, EINVAL, nothing written",
+		"a bad flag passed");
 	t_check(ntmem_copy_safe(NULL, NULL, 0, 0) == 0 &&
 			ntmem_set_safe(NULL, 0, 0, NTMEM_F_NONTEMPORAL) == 0,
 		"n == 0 touches nothing", "returned nonzero");
@@ -743,12 +744,14 @@ static void *reader(void *arg)
 {
 	struct reader *rd = arg;
 	unsigned char *buf = malloc(READ_MAX);
-	while (buf && !__atomic_load_n(&readers_stop, __ATOMIC_ACQUIRE) && !rd->why[0]) {
+	while (buf && !__atomic_load_n(&readers_stop, __ATOMIC_ACQUIRE) &&
+	       !rd->why[0]) {
 		size_t o = next_rand(&rd->seed) % FILE_BYTES;
 		size_t room = FILE_BYTES - o < READ_MAX ? FILE_BYTES - o : READ_MAX;
 		size_t n = 1 + next_rand(&rd->seed) % room;
 		memset(buf, PRE, n);
-		size_t r = ntmem_copy_safe(buf, rd->map + o, n, rd->calls % 2 ? NTMEM_F_NONTEMPORAL : 0);
+		unsigned flags = rd->calls % 2 ? NTMEM_F_NONTEMPORAL : 0;
+		size_t r = ntmem_copy_safe(buf, rd->map + o, n, flags);
 		rd->calls++;
 		int ok = r <= n && all_are(buf + n - r, r, 0);
 		for (size_t i = 0; ok && i < n - r; i++)
@@ -820,7 +823,8 @@ static void truncated_file(void)
 		why = "no call met the truncation (nothing was tested)";
 	t_check(!why[0], "a file truncated by another process under 4 copying threads",
 		"%s (%lu calls, %lu faulted)", why, calls, faulted);
-	printf("  truncated file: %lu calls, %lu met the end of the file\n", calls, faulted);
+	printf("  truncated file: %lu calls, %lu met the end of the file\n", calls,
+	       faulted);
 	if (map != MAP_FAILED)
 		munmap((void *)map, FILE_BYTES);
 	free(content);
@@ -1135,7 +1139,8 @@ static void foreign_faults(void)
 		"SIG_IGN: a sent SIGSEGV is ignored, a fault still kills",
 		"child status %#x", s);
 	s = in_child(child_resethand);
-	t_check(WIFSIGNALED(s) && WTERMSIG(s) == SIGSEGV, "SA_RESETHAND: the second fault gets the default action",
+	t_check(WIFSIGNALED(s) && WTERMSIG(s) == SIGSEGV,
+		"SA_RESETHAND: the second fault gets the default action",
 		"child status %#x", s);
 }
 

@@ -534,8 +534,9 @@ FUNCTION \name
 	GUARD	\name, .Lnc_end_\@, \fix
 .endm
 
-/* The same for sets; \setup makes rax (and the vectors) the pattern.
- * Keeps sil for the replay; the body end lives in r8. */
+/* The same for sets; \setup fills the vector (MOVNTI's also rax) with
+ * the byte, and \line may clobber rax.  Keeps sil for the replay; the
+ * body end lives in r8. */
 .macro NT_SET name, setup, line, smallargs, fix, vzu
 FUNCTION \name
 	mov	%rdi, %rcx
