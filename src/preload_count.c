@@ -149,7 +149,8 @@ static int put(const char *s, int len)
 	return 0;
 }
 
-/* "copy rung 1: nt_evex, 64 MiB to max" and the like. */
+/* "copy rung 1: nt_evex, 64 MiB to max", "small path (set_nonzero): up
+ * to 512 B, AVX-512 stores" and the like. */
 static void slot_label(enum shim_fn f, int row, unsigned slot, char *buf,
 		       size_t len)
 {
@@ -160,11 +161,11 @@ static void slot_label(enum shim_fn f, int row, unsigned slot, char *buf,
 	const struct policy *p = ntm_policy_ready();
 	char a[32], b[32];
 	if (slot == SLOT_SMALL) {
-		snprintf(buf, len, "small path: up to %s, %s",
+		snprintf(buf, len, "small path (%s): up to %s, %s", ntm_class_key[cls],
 			 ntm_format_size(w->small_max, a, sizeof a), w->small_name);
 	} else if (slot == SLOT_BASELINE) {
-		snprintf(buf, len, "before the policy was built: %s",
-			 ntm_baseline(op, 0)->name);
+		snprintf(buf, len, "before the policy was built (%s): %s",
+			 ntm_class_key[cls], ntm_baseline(op, 0)->name);
 	} else if (slot == SLOT_OVERLAP) {
 		snprintf(buf, len, "overlapping copy: the C library's memmove");
 	} else if (!p) {
