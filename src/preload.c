@@ -15,8 +15,8 @@
  * not IFUNCs: the dynamic linker relocates the libraries a program needs
  * before a library preloaded ahead of them, so an IFUNC resolver here
  * could run before this object is relocated (glibc then warns "Relink
- * ... for IFUNC symbol" under LD_BIND_NOW).  Each function makes one
- * indirect call through its route, which until the constructor runs leads
+ * ... for IFUNC symbol" under LD_BIND_NOW).  Each function ends in one
+ * indirect jump through its route, which until the constructor runs leads
  * to a lazy stub that asks CPUID for the width.  The entry points need no
  * constructor either: before the policy is built they use the baseline
  * variants (registry.h), and before ntm_libc_resolve() has run, ntm_libc
