@@ -28,9 +28,10 @@ _Static_assert(NTMEM_F_TEMPORAL == 0x1 && NTMEM_F_NOFENCE == 0x4 &&
 _Static_assert(NTM_FAULT_READ == 1 && NTM_FAULT_WRITE == 2,
 	       "fault kinds as guarded_x86_64.S has them");
 
-/* Accessibility changes at most every 4 KiB on the machines the
- * backward overlapping copy runs on: pages, protection keys, truncated
- * files and memory errors are all page-sized. */
+/* The backward overlapping copy takes accessibility to change at most
+ * every 4 KiB: pages, protection keys, truncated files and memory errors
+ * are all page-sized.  (AArch64 MTE tag faults are finer: there such a
+ * copy reports the first byte of the faulting 4 KiB block.) */
 #define UNIFORM_BLOCK ((uintptr_t)4096)
 
 static int bad_flags(unsigned flags)
