@@ -45,6 +45,10 @@ static void usage(FILE *f)
 		"                        (default: the best string instruction, rep\n"
 		"                        stosb or rep movsb, else glibc)\n"
 		"      --cpu N           pin to CPU N (default: the CPU it starts on)\n"
+		"      --threads LIST    run each function on N threads, for each N\n"
+		"                        in LIST ('all': every CPU allowed); auto as\n"
+		"                        NTMEM_F_PARALLEL calls, the others split into\n"
+		"                        N parts on N pinned threads (default 1)\n"
 		"      --json            one JSON object on stdout instead of the table\n"
 		"      --csv             CSV on stdout instead of the table\n"
 		"      --plot FILE.svg   also plot GB/s against size (see ntmem(1) for\n"
@@ -59,7 +63,8 @@ static void usage(FILE *f)
 /* Parsing: the command line only                                      */
 /* ------------------------------------------------------------------ */
 
-enum { OPT_VALUE = 256, OPT_BASELINE, OPT_CPU, OPT_JSON, OPT_CSV, OPT_PLOT };
+enum { OPT_VALUE = 256, OPT_BASELINE, OPT_CPU, OPT_JSON, OPT_CSV, OPT_PLOT,
+       OPT_THREADS };
 
 static const struct option long_options[] = {
 	{"size", required_argument, NULL, 's'},
@@ -74,9 +79,31 @@ static const struct option long_options[] = {
 	{"json", no_argument, NULL, OPT_JSON},
 	{"csv", no_argument, NULL, OPT_CSV},
 	{"plot", required_argument, NULL, OPT_PLOT},
+	{"threads", required_argument, NULL, OPT_THREADS},
 	{"help", no_argument, NULL, 'h'},
 	{NULL, 0, NULL, 0},
 };
+
+/* --threads LIST into o->threads: counts from 1 to 64, or "all" (the
+ * CPUs the process may use: all_cpus, or 1 while only parsing). */
+static int parse_threads(struct bench_opts *o, const char *arg,
+			 unsigned all_cpus, struct cli_error *e)
+{
+	char buf[256], *items[BENCH_MAX_THREADS];
+	size_t n;
+	if (cli_parse_list("--threads", arg, buf, sizeof buf, items,
+			   BENCH_MAX_THREADS, &n, e))
+		return -1;
+	o->nthreads = 0;
+	for (size_t i = 0; i < n; i++) {
+		long t = all_cpus ? (long)all_cpus : 1;
+		if (strcmp(items[i], "all") &&
+		    cli_parse_long("--threads", items[i], 1, 64, &t, e))
+			return -1;
+		o->threads[o->nthreads++] = (unsigned)t;
+	}
+	return 0;
+}
 
 /* One option c with its argument into *o. */
 static int parse_option(void *ctx, int c, const char *arg, char **argv,
@@ -127,6 +154,9 @@ static int parse_option(void *ctx, int c, const char *arg, char **argv,
 	case OPT_PLOT:
 		o->plot = arg;
 		return 0;
+	case OPT_THREADS:
+		o->threads_arg = arg;
+		return parse_threads(o, arg, 0, e);
 	case 'h':
 		o->help = 1;
 		return 0;
@@ -168,6 +198,10 @@ int bench_parse(int argc, char **argv, struct bench_opts *o,
 	if (o->json && o->csv)
 		return cli_error(e, CLI_USAGE, "--json and --csv: choose one");
 	o->list = !strcmp(o->functions, "help");
+	if (!o->nthreads) {
+		o->threads[0] = 1;
+		o->nthreads = 1;
+	}
 	return 0;
 }
 
@@ -323,6 +357,13 @@ int bench_plan(struct bench_opts *o, struct cli_error *e)
 	if (o->value < 0)
 		o->value = o->op == NTMEM_OP_SET ? 0 : -1;  /* -1: random source */
 	drop_zero_only(o);
+	/* "all" is known only now: the CPUs this process may use. */
+	if (o->threads_arg) {
+		struct ntmem_parallel_info pi;
+		ntmem_parallel_info(&pi);
+		if (parse_threads(o, o->threads_arg, pi.cpus_allowed ? pi.cpus_allowed : 1, e))
+			return -1;
+	}
 	return plan_sizes(o, e);
 }
 

@@ -17,6 +17,7 @@
 #define BENCH_MAX_FNS FN_MAX
 #define BENCH_MAX_RUNS 1000
 #define BENCH_MAX_SKIPS 64
+#define BENCH_MAX_THREADS 8      /* values in a --threads list */
 /* Auto loops: bench's timed runs last about 20 ms, long enough that a
  * burst of noise on a shared host averages out even at 64 KiB. */
 #define BENCH_MIN_RUN_NS 20000000
@@ -29,6 +30,7 @@ struct bench_skip {
 struct bench_result {
 	const struct fn *fn;
 	size_t size;
+	unsigned threads;     /* the call ran on this many threads */
 	long loops;           /* calls per timed run */
 	int nontemporal;      /* 1, 0, or -1 unknown */
 	struct stats stats;   /* GB/s */
@@ -51,6 +53,7 @@ struct bench_opts {
 	int cpu;                  /* -1: the CPU it starts on */
 	int json, csv;
 	const char *plot;
+	const char *threads_arg;  /* --threads LIST, or NULL */
 	int help;                 /* --help: nothing else was checked */
 	int list;                 /* -f help */
 
@@ -58,12 +61,15 @@ struct bench_opts {
 	struct fn fns[BENCH_MAX_FNS];
 	size_t nfns;
 	long baseline;            /* index into fns */
+	unsigned threads[BENCH_MAX_THREADS];  /* each function runs on each */
+	size_t nthreads;
 	struct bench_skip skipped[BENCH_MAX_SKIPS];
 	size_t nskipped;
 
 	/* The measurement. */
 	int progress;
-	struct bench_result results[BENCH_MAX_SIZES * BENCH_MAX_FNS];
+	struct bench_result results[BENCH_MAX_SIZES * BENCH_MAX_FNS *
+				    BENCH_MAX_THREADS];
 	size_t nresults;
 };
 

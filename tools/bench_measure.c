@@ -21,25 +21,29 @@ static void progress(void *arg, size_t fn, long round)
 	char s[32];
 	fprintf(stderr, "\r\033[K[%zu/%zu] %s %s %s run %ld/%ld", ++p->done,
 		p->total, o->op == NTMEM_OP_SET ? "memset" : "memcpy",
-		ntm_format_size(p->size, s, sizeof s), o->fns[fn].name, round + 1,
+		ntm_format_size(p->size, s, sizeof s), o->fns[fn % o->nfns].name, round + 1,
 		o->runs);
 	fflush(stderr);
 }
 
-/* Every function at one size, on buffers already set up. */
+/* Every function on every thread count at one size, on buffers already
+ * set up: all of them interleaved in one set of rounds. */
 static int measure_size(struct bench_opts *o, struct progress_ctx *pc,
 			unsigned char *dst, const unsigned char *src,
 			const char *pages, struct cli_error *e)
 {
-	size_t size = pc->size, nf = o->nfns, runs = (size_t)o->runs;
+	enum { MAX = BENCH_MAX_FNS * BENCH_MAX_THREADS };
+	size_t size = pc->size, nf = o->nfns * o->nthreads, runs = (size_t)o->runs;
 	int value = o->value < 0 ? 0 : o->value;
-	struct fn_target targets[BENCH_MAX_FNS];
-	struct benchfn fns[BENCH_MAX_FNS];
+	static struct fn_target targets[MAX];
+	static struct benchfn fns[MAX];
+	static long loops[MAX];
 	for (size_t i = 0; i < nf; i++) {
-		targets[i] = (struct fn_target){&o->fns[i], dst, src, o->chunk, value};
+		const struct fn *f = &o->fns[i % o->nfns];
+		targets[i] = (struct fn_target){f, dst, src, o->chunk, value,
+						o->threads[i / o->nfns]};
 		fns[i] = fn_callable(&targets[i]);
 	}
-	long loops[BENCH_MAX_FNS];
 	struct benchfn_result r = {calloc(nf * runs, sizeof(double)), loops, 0};
 	if (!r.gbps)
 		return cli_error(e, CLI_FAILED, "out of memory");
@@ -49,28 +53,33 @@ static int measure_size(struct bench_opts *o, struct progress_ctx *pc,
 		int err = errno;
 		free(r.gbps);
 		return cli_error(e, CLI_FAILED, "%s refused to run (%s)",
-				 o->fns[r.failed].name, strerror(err));
+				 fns[r.failed].name, strerror(err));
 	}
 	size_t first = o->nresults;
 	for (size_t fi = 0; fi < nf; fi++) {
 		struct bench_result *res = &o->results[o->nresults++];
-		res->fn = &o->fns[fi];
+		res->fn = targets[fi].f;
 		res->size = size;
+		res->threads = targets[fi].threads;
 		res->loops = loops[fi];
 		res->nontemporal = fn_streams(res->fn, o->chunk ? o->chunk : size, value);
 		res->stats = stats_of(benchfn_runs(&r, fi, o->runs), runs);
 		snprintf(res->pages, sizeof res->pages, "%s", pages);
 	}
 	free(r.gbps);
-	double base = o->results[first + (size_t)o->baseline].stats.mean;
-	for (size_t i = first; i < o->nresults; i++)
+	/* Each against the baseline on as many threads. */
+	for (size_t i = first; i < o->nresults; i++) {
+		size_t t = (i - first) / o->nfns;
+		double base = o->results[first + t * o->nfns + (size_t)o->baseline].stats.mean;
 		o->results[i].diff_pct = (o->results[i].stats.mean / base - 1) * 100;
+	}
 	return 0;
 }
 
 int bench_measure(struct bench_opts *o, struct cli_error *e)
 {
-	struct progress_ctx pc = {o, 0, 0, o->nsizes * o->nfns * (size_t)o->runs};
+	struct progress_ctx pc = {o, 0, 0,
+				  o->nsizes * o->nfns * o->nthreads * (size_t)o->runs};
 	int copy = o->op == NTMEM_OP_COPY, r = 0;
 	o->nresults = 0;
 	for (size_t si = 0; si < o->nsizes && !r; si++) {

@@ -79,8 +79,14 @@ void bench_print_table(const struct bench_opts *o, const struct machine *m)
 	printf("# baseline  %s\n\n", o->fns[o->baseline].name);
 
 	int varied = strstr(pages_obtained(o), "varies") != NULL;
-	printf("%10s  %-11s %-4s %9s  %-10s %9s%s\n", "size", "function", "NT",
-	       "GB/s", "(stdev)", "diff", varied ? "  pages" : "");
+	int threaded = o->nthreads > 1 || o->threads[0] > 1;
+	if (threaded)
+		printf("# threads   auto: NTMEM_F_PARALLEL calls; the others: the "
+		       "extent split over pinned threads; diff against the baseline "
+		       "on as many threads\n\n");
+	printf("%10s  %-11s %s%-4s %9s  %-10s %9s%s\n", "size", "function",
+	       threaded ? "thr " : "", "NT", "GB/s", "(stdev)", "diff",
+	       varied ? "  pages" : "");
 	size_t last = SIZE_MAX;
 	for (size_t i = 0; i < o->nresults; i++) {
 		const struct bench_result *r = &o->results[i];
@@ -91,9 +97,12 @@ void bench_print_table(const struct bench_opts *o, const struct machine *m)
 			snprintf(diff, sizeof diff, "-");
 		else
 			snprintf(diff, sizeof diff, "%+.2f%%", r->diff_pct);
-		printf("%10s  %-11s %-4s %9.2f  (+- %5.2f) %9s%s%s\n",
+		char thr[16] = "";
+		if (threaded)
+			snprintf(thr, sizeof thr, "%-3u ", r->threads);
+		printf("%10s  %-11s %s%-4s %9.2f  (+- %5.2f) %9s%s%s\n",
 		       r->size != last ? ntm_format_size(r->size, s, sizeof s) : "",
-		       r->fn->name, streams_text(r->nontemporal), r->stats.mean,
+		       r->fn->name, thr, streams_text(r->nontemporal), r->stats.mean,
 		       r->stats.stdev, diff, varied ? "  " : "",
 		       varied ? r->pages : "");
 		last = r->size;
@@ -147,6 +156,7 @@ void bench_print_json(const struct bench_opts *o, const struct machine *m)
 		else
 			json_bool(&j, "nontemporal", r->nontemporal);
 		json_uint(&j, "size", r->size);
+		json_uint(&j, "threads", r->threads);
 		json_uint(&j, "runs", (uint64_t)o->runs);
 		json_uint(&j, "loops", (uint64_t)r->loops);
 		json_double(&j, "gbps_mean", r->stats.mean);
@@ -192,19 +202,27 @@ void bench_print_csv(const struct bench_opts *o)
 int bench_write_plot(const struct bench_opts *o, const struct machine *m,
 		      FILE *f)
 {
-	static double xs[BENCH_MAX_FNS][BENCH_MAX_SIZES], ys[BENCH_MAX_FNS][BENCH_MAX_SIZES];
-	struct plot_series series[BENCH_MAX_FNS];
-	for (size_t fi = 0; fi < o->nfns; fi++) {
+	enum { MAX = BENCH_MAX_FNS * BENCH_MAX_THREADS };
+	static double xs[MAX][BENCH_MAX_SIZES], ys[MAX][BENCH_MAX_SIZES];
+	static char names[MAX][48];
+	static struct plot_series series[MAX];
+	size_t nseries = o->nfns * o->nthreads;
+	for (size_t k = 0; k < nseries; k++) {
+		const struct fn *fn = &o->fns[k % o->nfns];
+		unsigned threads = o->threads[k / o->nfns];
 		size_t n = 0;
 		int streaming = 1;
 		for (size_t i = 0; i < o->nresults; i++)
-			if (o->results[i].fn == &o->fns[fi]) {
-				xs[fi][n] = (double)o->results[i].size;
-				ys[fi][n++] = o->results[i].stats.mean;
+			if (o->results[i].fn == fn && o->results[i].threads == threads) {
+				xs[k][n] = (double)o->results[i].size;
+				ys[k][n++] = o->results[i].stats.mean;
 				streaming &= o->results[i].nontemporal == 1;
 			}
-		series[fi] = (struct plot_series){o->fns[fi].name, n, xs[fi],
-						  ys[fi], streaming};
+		if (o->nthreads > 1 || threads > 1)
+			snprintf(names[k], sizeof names[k], "%s x%u", fn->name, threads);
+		else
+			snprintf(names[k], sizeof names[k], "%s", fn->name);
+		series[k] = (struct plot_series){names[k], n, xs[k], ys[k], streaming};
 	}
 	char title[64], subtitle[512], value[64];
 	value_text(o, value, sizeof value);
@@ -213,7 +231,7 @@ int bench_write_plot(const struct bench_opts *o, const struct machine *m,
 		 "%s, %s; %s; %s; dashed lines stream", m->cpu, m->kernel,
 		 pages_obtained(o), value);
 	struct plot p = {title, subtitle, "size", "GB/s (10^9 bytes/s)",
-			 AXIS_LOG2_BYTES, AXIS_LINEAR, series, o->nfns};
+			 AXIS_LOG2_BYTES, AXIS_LINEAR, series, nseries};
 	return svg_plot(f, &p);
 }
 

@@ -4,11 +4,13 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "measure.h"
 
 size_t fn_list(enum ntmem_op op, struct fn *out, size_t max)
 {
@@ -125,14 +127,94 @@ int fn_run(const struct fn *f, void *dst, const void *src, size_t n,
 	return !done && n ? -1 : 0;
 }
 
+/* One thread's part of a plain split. */
+struct part {
+	const struct fn *f;
+	unsigned char *dst;
+	const unsigned char *src;
+	size_t n;
+	int value, cpu, rc, err;
+	pthread_t thread;
+};
+
+static void *run_part(void *arg)
+{
+	struct part *p = arg;
+	if (p->cpu >= 0)
+		pin_to_cpu(p->cpu);
+	p->rc = fn_run(p->f, p->dst, p->src, p->n, p->value);
+	p->err = errno;
+	return NULL;
+}
+
+/* The allowed CPUs other than the caller's, in order, into cpus[]. */
+static unsigned other_cpus(int *cpus, unsigned max)
+{
+	cpu_set_t set;
+	unsigned n = 0;
+	int self = current_cpu();
+	if (sched_getaffinity(0, sizeof set, &set))
+		return 0;
+	for (int c = 0; c < CPU_SETSIZE && n < max; c++)
+		if (CPU_ISSET(c, &set) && c != self)
+			cpus[n++] = c;
+	return n;
+}
+
+#define MAX_THREADS 64
+
+int fn_run_threads(const struct fn *f, void *dst, const void *src, size_t n,
+		   int value, unsigned threads)
+{
+	if (threads <= 1)
+		return fn_run(f, dst, src, n, value);
+	if (f->kind == FN_AUTO) {
+		struct ntmem_opts opts = {.flags = NTMEM_F_PARALLEL, .threads = threads};
+		void *done = f->op == NTMEM_OP_SET ? ntmem_set_opts(dst, value, n, &opts)
+						   : ntmem_copy_opts(dst, src, n, &opts);
+		return !done && n ? -1 : 0;
+	}
+	struct part parts[MAX_THREADS];
+	int cpus[MAX_THREADS];
+	threads = threads > MAX_THREADS ? MAX_THREADS : threads;
+	unsigned ncpus = other_cpus(cpus, MAX_THREADS);
+	size_t lines = n / 64, off = 0;
+	for (unsigned k = 0; k < threads; k++) {
+		size_t end = k + 1 == threads ? n : (lines * (k + 1) / threads) * 64;
+		parts[k] = (struct part){f, (unsigned char *)dst + off,
+					 src ? (const unsigned char *)src + off : NULL,
+					 end - off, value,
+					 k && ncpus ? cpus[(k - 1) % ncpus] : -1, 0, 0, 0};
+		off = end;
+	}
+	unsigned started = 1;
+	for (; started < threads; started++)
+		if (pthread_create(&parts[started].thread, NULL, run_part, &parts[started]))
+			break;
+	run_part(&parts[0]);  /* the caller's own part, on its own CPU */
+	for (unsigned k = started; k < threads; k++)
+		run_part(&parts[k]);  /* could not start: run here */
+	int rc = parts[0].rc, err = parts[0].err;
+	for (unsigned k = 1; k < threads; k++) {
+		if (k < started)
+			pthread_join(parts[k].thread, NULL);
+		if (parts[k].rc && !rc) {
+			rc = parts[k].rc;
+			err = parts[k].err;
+		}
+	}
+	errno = err;
+	return rc;
+}
+
 static int call_target(void *arg, size_t size)
 {
 	const struct fn_target *t = arg;
 	size_t chunk = t->chunk ? t->chunk : size;
 	for (size_t off = 0; off < size; off += chunk) {
 		size_t n = size - off < chunk ? size - off : chunk;
-		if (fn_run(t->f, t->dst + off, t->src ? t->src + off : NULL, n,
-			   t->value))
+		if (fn_run_threads(t->f, t->dst + off, t->src ? t->src + off : NULL, n,
+				   t->value, t->threads))
 			return -1;
 	}
 	return 0;

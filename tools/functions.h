@@ -57,7 +57,19 @@ struct fn_target {
 	const unsigned char *src;  /* memcpy's source; NULL for memset */
 	size_t chunk;              /* call in pieces of chunk; 0: whole */
 	int value;                 /* what memset writes */
+	unsigned threads;          /* 0 or 1: the calling thread alone */
 };
+
+/*
+ * Run f over n bytes on threads threads: auto as the library's parallel
+ * call (ntmem_set_opts with NTMEM_F_PARALLEL), every other function as a
+ * plain split, the extent cut into threads parts on 64-byte lines, each
+ * part run by its own thread pinned to its own allowed CPU (the caller
+ * takes the first part).  Threads are started per call.  Returns 0, or
+ * -1 with errno.
+ */
+int fn_run_threads(const struct fn *f, void *dst, const void *src, size_t n,
+		   int value, unsigned threads);
 
 /* The callable for t, which must outlive it: one call clears or copies
  * size bytes of t's buffers, in pieces of t->chunk. */

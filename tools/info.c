@@ -131,6 +131,7 @@ static void print_text(void)
 {
 	struct ntmem_cpu_info cpu;
 	struct ntmem_policy_status st;
+	char a[32];
 	ntmem_cpu_info(&cpu);
 	ntmem_policy_status(&st);
 
@@ -158,8 +159,11 @@ static void print_text(void)
 				continue;
 			printf("  %-11s %-9s %-4s %s", v.name, ntmem_role_name(v.role),
 			       v.supported ? "yes" : "no", v.description);
+			const char *guard = ntmem_variant_guarded_by(id);
 			if (!v.supported)
 				printf(" [%s]", v.why_unsupported);
+			else if (guard && strcmp(guard, v.name))
+				printf(" [safe calls: %s]", guard);
 			printf("\n");
 		}
 	}
@@ -175,6 +179,15 @@ static void print_text(void)
 	printf("               memcpy: %s\n", copy.default_how);
 	printf("  profile      %s%s%s\n", st.profile_path ? st.profile_path : "",
 	       st.profile_path ? ": " : "", st.profile_status);
+	struct ntmem_parallel_info pi;
+	ntmem_parallel_info(&pi);
+	printf("  parallel     %u thread%s (%s), at least %s each; %u CPU%s "
+	       "allowed\n", pi.threads, pi.threads == 1 ? "" : "s",
+	       pi.threads_how, ntm_format_size(pi.min_chunk, a, sizeof a),
+	       pi.cpus_allowed, pi.cpus_allowed == 1 ? "" : "s");
+	printf("  shim         %s\n", ntmem_preloaded()
+	       ? "libntmem-preload.so serves this process's memset and memcpy"
+	       : "not active");
 	printf("  tunables     %s\n",
 	       st.tunables ? st.tunables : "(NTMEM_TUNABLES not set)");
 
@@ -297,6 +310,7 @@ static void print_json(void)
 		json_bool(&j, "supported", v.supported);
 		json_string(&j, "why_unsupported", v.why_unsupported);
 		json_string(&j, "description", v.description);
+		json_string(&j, "guarded_by", ntmem_variant_guarded_by(id));
 		json_end(&j);
 	}
 	json_end(&j);
@@ -313,6 +327,16 @@ static void print_json(void)
 	json_bool(&j, "loaded", st.profile_loaded);
 	json_end(&j);
 	json_string(&j, "tunables", st.tunables);
+	json_bool(&j, "preloaded", ntmem_preloaded());
+	struct ntmem_parallel_info pi;
+	ntmem_parallel_info(&pi);
+	json_object(&j, "parallel");
+	json_uint(&j, "threads", pi.threads);
+	json_string(&j, "threads_how", pi.threads_how);
+	json_uint(&j, "min_chunk", pi.min_chunk);
+	json_uint(&j, "cpus_allowed", pi.cpus_allowed);
+	json_uint(&j, "nodes", pi.nodes);
+	json_end(&j);
 	json_array(&j, "ignored");
 	for (int i = 0; ntmem_policy_ignored(i); i++)
 		json_string(&j, NULL, ntmem_policy_ignored(i));
