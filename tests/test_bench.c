@@ -164,6 +164,9 @@ static void test_bad_options(void)
 		{{"bench", "memset", "-s", NULL}, "needs a value"},
 		{{"bench", "memset", "--cpu", "4000", NULL}, "--cpu"},
 		{{"bench", "memset", "extra", NULL}, "unexpected argument 'extra'"},
+		{{"bench", "memset", "--threads", "0", NULL}, "--threads: 0 is out of range"},
+		{{"bench", "memset", "--threads", "2,x", NULL}, "--threads: 'x'"},
+		{{"bench", "memset", "--threads", "1,,2", NULL}, "--threads: empty"},
 		{{"bench", "memset", "-x5", NULL}, "unknown option '-x'"},
 		{{"bench", "memset", "--value", " -5", NULL}, "--value: ' -5'"},
 		{{"bench", "memset", "-s", "18446744073709551615", "-f", SET_FN, NULL},
@@ -286,6 +289,32 @@ static void test_json(const char *op)
 	}
 	snprintf(name, sizeof name, "bench %s --json has every field", op);
 	t_check(!bad, name, "%s", why);
+	t_json_free(j);
+	free(out);
+}
+
+/* --threads 1,2: every function on each, interleaved, with the count in
+ * the JSON; bytes right whatever the split (the run checks nothing, so
+ * only the shape is asserted here; test_parallel checks the bytes). */
+static void test_threads(void)
+{
+	char cmd[256], err[160], *out = NULL;
+	snprintf(cmd, sizeof cmd, "%s bench memset -s 9MB -f auto,glibc "
+		 "--threads 1,2 -r 1 -l 1 --json", t_ntmem());
+	int status = t_run(cmd, &out, NULL);
+	struct t_json *j = t_json_parse(out, err, sizeof err);
+	const struct t_json *rs = t_json_get(j, "results");
+	/* auto, glibc and the baseline the run adds, each on 1 and 2 */
+	int ok = status == 0 && rs && rs->type == TJ_ARRAY && rs->count == 6;
+	unsigned seen = 0;
+	for (size_t i = 0; ok && i < rs->count; i++) {
+		const struct t_json *t = t_json_get(&rs->items[i], "threads");
+		ok &= t && t->type == TJ_NUMBER && (t->number == 1 || t->number == 2);
+		if (ok)
+			seen |= 1u << (unsigned)t->number;
+	}
+	t_check(ok && seen == 6, "bench --threads 1,2: each function on each count, "
+		"threads in the JSON", "status %d %s", status, j ? "" : err);
 	t_json_free(j);
 	free(out);
 }
@@ -414,6 +443,7 @@ int main(void)
 	test_json("memset");
 	test_json("memcpy");
 	test_csv();
+	test_threads();
 	test_plot_and_errors();
 	test_help();
 	return t_finish();
