@@ -68,11 +68,7 @@ int ntmem_policy_choice(enum ntmem_op op, int c, size_t n, unsigned flags)
 	}
 	if (n <= ntm_entry_width()->small_max && !(flags & NTMEM_F_NONTEMPORAL))
 		return NTMEM_SMALL_PATH;
-	const struct policy *p = ntm_policy_ready();
-	const struct variant *v =
-		p ? ntm_ladder_pick(&p->ladder[ntm_class_of(op, c)], n, flags)
-		  : ntm_baseline(op, !!(flags & NTMEM_F_NONTEMPORAL));
-	return ntm_variant_id(v);
+	return ntm_variant_id(ntm_choose(op, c, n, flags));
 }
 
 int ntmem_policy_status(struct ntmem_policy_status *status)

@@ -38,20 +38,9 @@ static int overlap(const void *a, const void *b, size_t n)
 
 size_t ntm_inline_max[2];
 
-/* The variant for a call beyond the small path; NULL before the policy
- * is built. */
-__attribute__((always_inline)) static inline const struct variant *
-choose(enum ntmem_op op, int c, size_t n, unsigned flags)
-{
-	const struct policy *p = ntm_policy_ready();
-	if (__builtin_expect(!p, 0))
-		return NULL;
-	return ntm_ladder_pick(&p->ladder[ntm_class_of(op, c)], n, flags);
-}
-
-/* Streaming calls and calls before the policy is built, out of line:
- * cached calls then reach their variant as a tail call that saves no
- * registers. */
+/* Streaming calls and calls before the policy is built (v NULL), out of
+ * line: cached calls then reach their variant as a tail call that saves
+ * no registers (ntm_choose() would, for its call of ntm_baseline). */
 __attribute__((noinline)) static void *set_slow(const struct variant *v,
 						void *dst, int c, size_t n,
 						unsigned flags)
@@ -78,7 +67,10 @@ __attribute__((noinline)) static void *copy_slow(const struct variant *v,
 
 void *ntm_set_large(void *dst, int c, size_t n, unsigned flags)
 {
-	const struct variant *v = choose(NTMEM_OP_SET, c, n, flags);
+	const struct policy *p = ntm_policy_ready();
+	const struct variant *v =
+		p ? ntm_ladder_pick(&p->ladder[ntm_class_of(NTMEM_OP_SET, c)], n, flags)
+		  : NULL;
 	if (__builtin_expect(v && !ntm_streams(v), 1))
 		return v->set(dst, c, n);
 	return set_slow(v, dst, c, n, flags);
@@ -88,7 +80,9 @@ void *ntm_copy_large(void *dst, const void *src, size_t n, unsigned flags)
 {
 	if (overlap(dst, src, n))
 		return ntm_libc.memmove(dst, src, n);
-	const struct variant *v = choose(NTMEM_OP_COPY, 0, n, flags);
+	const struct policy *p = ntm_policy_ready();
+	const struct variant *v =
+		p ? ntm_ladder_pick(&p->ladder[NTMEM_CLASS_COPY], n, flags) : NULL;
 	if (__builtin_expect(v && !ntm_streams(v), 1))
 		return v->copy(dst, src, n);
 	return copy_slow(v, dst, src, n, flags);

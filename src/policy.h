@@ -6,6 +6,7 @@
 
 #include "cpu.h"
 #include "ladder.h"
+#include "registry.h"
 #include "variant.h"
 
 #define NTM_CLASSES 3           /* enum ntmem_class */
@@ -59,6 +60,17 @@ static inline const struct policy *ntm_policy_ready(void)
  * points run v inline if it is their own loop.  Not thread-safe: the
  * caller is the process's only thread using ntmem. */
 void ntm_policy_trial(enum ntmem_op op, const struct variant *v);
+
+/* The variant a call of op beyond the small path uses: its ladder's for
+ * n and flags (valid), or the baseline before the policy is built. */
+static inline const struct variant *ntm_choose(enum ntmem_op op, int c,
+					       size_t n, unsigned flags)
+{
+	const struct policy *p = ntm_policy_ready();
+	if (__builtin_expect(!p, 0))
+		return ntm_baseline(op, !!(flags & NTMEM_F_NONTEMPORAL));
+	return ntm_ladder_pick(&p->ladder[ntm_class_of(op, c)], n, flags);
+}
 
 /* Build a policy from explicit inputs, for the tool and the tests.
  * tunables and profile_path may be NULL (absent). */

@@ -46,24 +46,13 @@ static int overlap(const void *a, const void *b, size_t n)
 	return x - y < n || y - x < n;
 }
 
-/* The variant the policy chooses, as for ntmem_copy_flags(). */
-static const struct variant *choose(enum ntmem_op op, int c, size_t n,
-				    unsigned flags)
-{
-	const struct policy *p = ntm_policy_ready();
-	if (!p)
-		return ntm_baseline(op, !!(flags & NTMEM_F_NONTEMPORAL));
-	return ntm_ladder_pick(&p->ladder[ntm_class_of(op, c)], n,
-			       flags & (NTMEM_F_TEMPORAL | NTMEM_F_NONTEMPORAL));
-}
-
 /* After a guarded form has run: zeros after a read fault (the zero fill
  * is guarded too, and a write fault just ends it), then the fence. */
 static size_t finish(void *dst, size_t n, unsigned flags,
 		     struct ntm_guarded_result r, int streamed)
 {
 	if (r.left && r.fault == NTM_FAULT_READ && !(flags & NTMEM_F_NOZEROFILL)) {
-		const struct variant *z = choose(NTMEM_OP_SET, 0, r.left, flags);
+		const struct variant *z = ntm_choose(NTMEM_OP_SET, 0, r.left, flags & (NTMEM_F_TEMPORAL | NTMEM_F_NONTEMPORAL));
 		ntm_guarded_set(z, (unsigned char *)dst + (n - r.left), 0, r.left);
 		streamed |= ntm_guarded_streams(z);
 	}
@@ -76,7 +65,7 @@ static size_t finish(void *dst, size_t n, unsigned flags,
 static struct ntm_guarded_result piece(unsigned char *d, const unsigned char *s,
 				       size_t len)
 {
-	return ntm_guarded_copy(choose(NTMEM_OP_COPY, 0, len, NTMEM_F_TEMPORAL),
+	return ntm_guarded_copy(ntm_choose(NTMEM_OP_COPY, 0, len, NTMEM_F_TEMPORAL),
 				d, s, len);
 }
 
@@ -148,7 +137,7 @@ size_t ntm_copy_safe_slow(void *dst, const void *src, size_t n, unsigned flags)
 		return 0;
 	if (overlap(dst, src, n))
 		return copy_overlapping(dst, src, n, flags);
-	const struct variant *v = choose(NTMEM_OP_COPY, 0, n, flags);
+	const struct variant *v = ntm_choose(NTMEM_OP_COPY, 0, n, flags & (NTMEM_F_TEMPORAL | NTMEM_F_NONTEMPORAL));
 	return finish(dst, n, flags, ntm_guarded_copy(v, dst, src, n),
 		      ntm_guarded_streams(v));
 }
@@ -163,7 +152,7 @@ size_t ntm_set_safe_slow(void *dst, int c, size_t n, unsigned flags)
 		return (size_t)-1;
 	if (n == 0)
 		return 0;
-	const struct variant *v = choose(NTMEM_OP_SET, c, n, flags);
+	const struct variant *v = ntm_choose(NTMEM_OP_SET, c, n, flags & (NTMEM_F_TEMPORAL | NTMEM_F_NONTEMPORAL));
 	return finish(dst, n, flags, ntm_guarded_set(v, dst, c, n),
 		      ntm_guarded_streams(v));
 }
