@@ -245,6 +245,9 @@ static void test_parsing(void)
 		t_skip("parse: -f streaming", "no streaming variant runs here");
 	}
 
+	expect_ok("-f hinted,cached -o memset --hot 2MiB",
+		  W("fn.memset=hinted,glibc ", "hot=2097152"));
+	expect_error("--hot 0", W("--hot", "at least 1 byte"));
 	expect_error("--mode nope", W("--mode", "'nope'"));
 	expect_error("--mode after,", W("--mode", "empty item"));
 	expect_error("--victim 12Q", W("--victim: '12Q': unknown unit"));

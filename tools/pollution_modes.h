@@ -43,6 +43,9 @@ struct ctx {
  * caches) shows there, not as any function's pollution. */
 extern const struct fn pol_idle[NOPS];
 int pol_is_idle(const struct fn *f);
+/* "hinted": auto with the last --hot bytes as the hot region. */
+extern const struct fn pol_hinted[NOPS];
+int pol_is_hinted(const struct fn *f);
 
 /* Samples of one slot, one per run. */
 struct samples {

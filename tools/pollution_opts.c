@@ -48,7 +48,11 @@ void pol_usage(FILE *f)
 "                        variants; '-f help' lists them (default: glibc,\n"
 "                        the best string instruction (rep stosb, rep movsb),\n"
 "                        the policy's streaming variant, auto, and the\n"
-"                        cached vector loop reread compares with)\n"
+"                        cached vector loop reread compares with); 'hinted'\n"
+"                        is auto with its last --hot bytes written last,\n"
+"                        cached (ntmem_set_opts' hot region)\n"
+"      --hot SIZE        hinted's hot region (default 1MiB); give --victim\n"
+"                        the same size for reread to read exactly that\n"
 "  -s, --size SIZE       bytes per aggressor call (default 256MiB)\n"
 "      --victim LIST     victim working-set sizes (default: half of L1d, of\n"
 "                        L2 and of the per-CPU LLC share;\n"
@@ -78,6 +82,7 @@ static const struct option long_options[] = {
 	{"function", required_argument, NULL, 'f'},
 	{"size", required_argument, NULL, 's'},
 	{"victim", required_argument, NULL, 'V'},
+	{"hot", required_argument, NULL, 'H'},
 	{"pages", required_argument, NULL, 'P'},
 	{"runs", required_argument, NULL, 'r'},
 	{"lookups", required_argument, NULL, 'L'},
@@ -153,6 +158,11 @@ static int parse_option(void *ctx, int c, const char *arg, char **argv,
 	case 'o': return parse_ops(o, arg, e);
 	case 'f': return parse_functions(o, arg, e);
 	case 'V': return parse_victims(o, arg, e);
+	case 'H':
+		if (cli_parse_size("--hot", arg, &o->hot, e))
+			return -1;
+		return o->hot ? 0 : cli_error(e, CLI_USAGE, "--hot: '%s': at least "
+					      "1 byte", arg);
 	case 'c': return parse_cpu("--cpu", arg, &o->cpu, e);
 	case 'C': return parse_cpu("--victim-cpu", arg, &o->victim_cpu, e);
 	case 'r': return cli_parse_long("--runs", arg, 1, 1000, &o->runs, e);
@@ -194,6 +204,7 @@ int pol_parse(int argc, char **argv, struct popts *o, struct cli_error *e)
 	o->cpu = o->victim_cpu = -1;
 	o->pages = PAGES_2M;
 	o->ops = (1u << NOPS) - 1;
+	o->hot = DEFAULT_HOT;
 
 	if (cli_getopt(argc, argv, ":m:o:f:s:r:h", long_options, parse_option, o,
 		       &o->help, e))
@@ -226,7 +237,7 @@ void pol_describe(const struct popts *o, char *buf, size_t len)
 		PUT(" skip=%s%s%s", o->skips[i].mode >= 0
 		    ? pol_mode_names[o->skips[i].mode] : pol_op_names[o->skips[i].op],
 		    o->skips[i].mode >= 0 ? "" : ":", o->skips[i].name);
-	PUT(" size=%zu victim=", o->size);
+	PUT(" size=%zu hot=%zu victim=", o->size, o->hot);
 	for (size_t i = 0; i < o->nvictims; i++)
 		PUT("%s%zu", i ? "," : "", o->victims[i]);
 	PUT(" pages=%s runs=%ld lookups=%ld rounds=%ld cpu=%d victim_cpu=%d json=%d plot=%s",

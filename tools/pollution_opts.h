@@ -23,6 +23,7 @@ extern const char *const pol_op_names[NOPS];  /* "memset", "memcpy" */
 #define MAX_VICTIMS 16
 #define MAX_SKIPS (2 * FN_MAX + MODE_COUNT)
 #define DEFAULT_SIZE ((size_t)256 << 20)
+#define DEFAULT_HOT ((size_t)1 << 20)
 #define DEFAULT_RUNS 5
 #define DEFAULT_LOOKUPS 262144
 #define DEFAULT_ROUNDS 8
@@ -44,6 +45,7 @@ struct popts {
 	int ops_given;
 	const char *fn_arg;                 /* --function; NULL: default */
 	size_t size;
+	size_t hot;                         /* hinted's hot region, bytes */
 	size_t victims[MAX_VICTIMS];
 	size_t nvictims;                    /* 0: the default victims */
 	long runs, lookups, rounds;

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "pollution_modes.h"
 #include "pollution_opts.h"
 #include "size.h"
 
@@ -60,8 +61,10 @@ const struct fn *pol_policy_fn(const struct popts *o, int op, int streaming)
 	int id = ntmem_policy_choice((enum ntmem_op)op, 0, o->size,
 				     streaming ? NTMEM_F_NONTEMPORAL
 					       : NTMEM_F_TEMPORAL);
+	/* The libc variant is the "glibc" entry, which carries its id. */
 	for (size_t i = 0; id >= 0 && i < o->nfns[op]; i++)
-		if (o->fns[op][i].kind == FN_VARIANT && o->fns[op][i].variant_id == id)
+		if ((o->fns[op][i].kind == FN_VARIANT || o->fns[op][i].kind == FN_LIBC) &&
+		    o->fns[op][i].variant_id == id)
 			return &o->fns[op][i];
 	return NULL;
 }
@@ -74,6 +77,8 @@ static const struct fn *resolve(const struct popts *o, int op, const char *name)
 		return pol_policy_fn(o, op, 1);
 	if (!strcmp(name, "cached"))
 		return pol_policy_fn(o, op, 0);
+	if (!strcmp(name, "hinted"))
+		return &pol_hinted[op];
 	return fn_find(o->fns[op], o->nfns[op], name);
 }
 
@@ -330,5 +335,7 @@ void pol_list_functions(FILE *f, struct popts *o)
 			"streaming", "", s ? s->name : "none");
 		fprintf(f, "  %-12s %-9s the policy's cached variant (%s)\n",
 			"cached", "", c ? c->name : "none");
+		fprintf(f, "  %-12s %-9s %s\n", "hinted", "",
+			pol_hinted[op].description);
 	}
 }
