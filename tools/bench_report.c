@@ -122,11 +122,7 @@ void bench_print_json(const struct bench_opts *o, const struct machine *m)
 	json_string(&j, "op", op_name(o));
 	json_string(&j, "version", ntmem_version());
 	json_object(&j, "machine");
-	json_string(&j, "cpu", m->cpu);
-	json_string(&j, "kernel", m->kernel);
-	json_string(&j, "thp", m->thp);
-	json_uint(&j, "online_cpus", m->online_cpus);
-	json_uint(&j, "mem_available", m->mem_available);
+	machine_json_members(&j, m);
 	json_end(&j);
 	json_object(&j, "settings");
 	json_uint(&j, "runs", (uint64_t)o->runs);

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "cpu.h"
+#include "json.h"
 
 #ifndef MAP_HUGE_SHIFT
 #define MAP_HUGE_SHIFT 26
@@ -256,4 +257,13 @@ void machine_facts(struct machine *m)
 		fclose(f);
 	}
 	m->online_cpus = cpu->online_cpus;
+}
+
+void machine_json_members(struct json *j, const struct machine *m)
+{
+	json_string(j, "cpu", m->cpu);
+	json_string(j, "kernel", m->kernel);
+	json_string(j, "thp", m->thp);
+	json_uint(j, "online_cpus", m->online_cpus);
+	json_uint(j, "mem_available", m->mem_available);
 }

@@ -68,4 +68,9 @@ struct machine {
 };
 void machine_facts(struct machine *m);
 
+/* The facts as members of the JSON object being written (cpu, kernel,
+ * thp, online_cpus, mem_available), for every command's --json. */
+struct json;
+void machine_json_members(struct json *j, const struct machine *m);
+
 #endif

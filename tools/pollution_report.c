@@ -227,11 +227,7 @@ void pol_print_table(const struct ctx *c, FILE *f)
 static void json_machine(struct json *j, const struct popts *o)
 {
 	json_object(j, "machine");
-	json_string(j, "cpu", o->m.cpu);
-	json_string(j, "kernel", o->m.kernel);
-	json_string(j, "thp", o->m.thp);
-	json_uint(j, "online_cpus", o->m.online_cpus);
-	json_uint(j, "mem_available", o->m.mem_available);
+	machine_json_members(j, &o->m);
 	json_uint(j, "l1d", o->caches.l1d);
 	json_uint(j, "l2", o->caches.l2);
 	json_uint(j, "l3", o->caches.l3);
