@@ -217,6 +217,10 @@ static void apply_profile(struct policy *p, const struct cpu *cpu,
 	}
 	p->profile_loaded = 1;
 	snprintf(p->profile_status, sizeof p->profile_status, "loaded");
+	if (prof.min_chunk) {
+		p->min_chunk = prof.min_chunk;
+		p->min_chunk_origin = NTMEM_ORIGIN_PROFILE;
+	}
 	for (int cls = 0; cls < NTM_CLASSES; cls++) {
 		const struct profile_ladder *pl = &prof.ladder[cls];
 		struct ladder l;

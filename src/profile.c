@@ -72,6 +72,7 @@ static int parse_line(struct profile *p, const char *key, const char *val)
 		{"cpu.l1d", offsetof(struct profile, l1d), 1},
 		{"cpu.l2", offsetof(struct profile, l2), 1},
 		{"cpu.l3", offsetof(struct profile, l3), 1},
+		{"parallel.min_chunk", offsetof(struct profile, min_chunk), 1},
 	};
 	for (size_t i = 0; i < sizeof numbers / sizeof numbers[0]; i++) {
 		if (strcmp(key, numbers[i].key))
@@ -265,6 +266,9 @@ int ntm_profile_write(const char *path, const struct profile *p,
 	       p->stepping, p->features);
 	append(text, sizeof text, &len, "cpu.l1d %zu\ncpu.l2 %zu\ncpu.l3 %zu\n",
 	       p->l1d, p->l2, p->l3);
+	if (p->min_chunk)
+		append(text, sizeof text, &len, "parallel.min_chunk %zu\n",
+		       p->min_chunk);
 	for (int cls = 0; cls < 3; cls++) {
 		const struct profile_ladder *l = &p->ladder[cls];
 		if (l->rungs[0])

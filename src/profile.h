@@ -33,6 +33,8 @@ struct profile {
 	unsigned features;             /* struct cpu's usable bits */
 	size_t l1d, l2, l3;            /* as CPUID reports them */
 	struct profile_ladder ladder[3]; /* indexed by enum ntmem_class */
+	size_t min_chunk;              /* parallel calls: bytes per thread;
+					  0: absent */
 };
 
 /* A profile for cpu with no measured values yet. */

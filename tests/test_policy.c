@@ -242,6 +242,7 @@ static void sample_profile(struct profile *p)
 	snprintf(p->ladder[1].rungs, sizeof p->ladder[1].rungs, "%s", plain->name);
 	snprintf(p->ladder[2].rungs, sizeof p->ladder[2].rungs, "libc:%zu,%s",
 		 300 * MiB, cs ? cs->name : "libc");
+	p->min_chunk = 3 * MiB;
 }
 
 static void path_in_dir(char *buf, size_t len, const char *name)
@@ -268,7 +269,8 @@ static void test_profile_round_trip(void)
 	t_check(pol.profile_loaded && pol.note_count == 0 && z->count == 3 &&
 		z->to[0] == 1 * MiB && z->to[1] == 100 * MiB &&
 		z->origin[2] == NTMEM_ORIGIN_PROFILE && nz->count == 1 &&
-		c->to[0] == 300 * MiB && !strcmp(pol.profile_path, path),
+		c->to[0] == 300 * MiB && !strcmp(pol.profile_path, path) &&
+		pol.min_chunk == 3 * MiB && pol.min_chunk_origin == NTMEM_ORIGIN_PROFILE,
 		"profile: its ladders take effect with origin profile",
 		"loaded %d, %s; %s", pol.profile_loaded, ladder_text(z), first_note(&pol));
 

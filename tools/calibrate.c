@@ -414,6 +414,9 @@ static int run_all(struct cal_options *o, struct cal_class *k, struct cli_error 
 		k[cls].entry_loop = o->entry_loop[op];
 		rc = calibrate_class(o, &k[cls], o->hi[op], e);
 	}
+	if (!rc)
+		rc = cal_parallel(o, &k[NTMEM_CLASS_SET_ZERO], bufs[0].dst.p, o->hi[0],
+				  &o->parallel, e);
 	for (int op = 0; op < 2; op++) {
 		buffer_free(&bufs[op].dst);
 		if (bufs[op].copy)

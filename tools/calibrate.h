@@ -55,6 +55,17 @@ struct cal_class {
 	size_t nrefined;
 };
 
+/* Where parallel calls start to pay (calibrate_parallel.c). */
+struct cal_parallel {
+	unsigned threads;       /* the CPUs allowed: what was compared with 1 */
+	const char *skipped;    /* why nothing was measured, or NULL */
+	size_t sizes[FIT_MAX_POINTS];
+	double serial[FIT_MAX_POINTS], parallel[FIT_MAX_POINTS]; /* GB/s */
+	double ratio[FIT_MAX_POINTS];   /* paired, parallel over serial */
+	size_t n;
+	size_t min_chunk;       /* bytes per thread; 0: it never paid */
+};
+
 struct cal_options {
 	const struct effort *effort;
 	const char *output;
@@ -63,8 +74,14 @@ struct cal_options {
 	int entry_loop[2];      /* per op */
 	size_t small_max;       /* the entry points' small path */
 	size_t hi[2];           /* per op: the largest size that fit */
+	struct cal_parallel parallel;
 	double seconds;         /* the measuring took */
 };
+
+/* Measure memset of zeros on buf (hi bytes) with zero's fitted ladder. */
+int cal_parallel(const struct cal_options *o, const struct cal_class *zero,
+		 unsigned char *buf, size_t hi, struct cal_parallel *r,
+		 struct cli_error *e);
 
 /* The profile path can be written: checked before measuring. */
 int cal_check_output(const char *path, struct cli_error *e);

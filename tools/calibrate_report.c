@@ -94,6 +94,7 @@ int cal_write_profile(const struct cal_options *o, const struct cal_class *k,
 			len += (size_t)snprintf(comment + len, sizeof comment - len,
 						"\n%s: %s", k[cls].label, words);
 	}
+	p.min_chunk = o->parallel.min_chunk;
 	if (ntm_profile_write(path, &p, comment))
 		return cli_error(e, CLI_FAILED, "cannot write the profile '%s': %s",
 				 path, strerror(errno));
@@ -170,6 +171,27 @@ static void print_class(const struct cal_options *o, const struct cal_class *k)
 	(void)o;
 }
 
+static void print_parallel(const struct cal_parallel *r)
+{
+	char s[32], t[32];
+	if (r->skipped) {
+		printf("\nparallel memset: not measured: %s\n", r->skipped);
+		return;
+	}
+	if (r->min_chunk)
+		printf("\nparallel memset on %u threads: pays from %s (%s a thread)\n",
+		       r->threads,
+		       ntm_format_size(r->min_chunk * r->threads, s, sizeof s),
+		       ntm_format_size(r->min_chunk, t, sizeof t));
+	else
+		printf("\nparallel memset on %u threads: never paid 1.1x\n", r->threads);
+	printf("  %10s %9s %9s %7s\n", "size", "1 thread", "parallel", "ratio");
+	for (size_t i = 0; i < r->n; i++)
+		printf("  %10s %9.2f %9.2f %6.2fx\n",
+		       ntm_format_size(r->sizes[i], s, sizeof s), r->serial[i],
+		       r->parallel[i], r->ratio[i]);
+}
+
 static void print_text(const struct cal_options *o, const struct cal_class *k,
 		       const char *path, int written)
 {
@@ -182,6 +204,7 @@ static void print_text(const struct cal_options *o, const struct cal_class *k,
 	       "(paired); within 3%% is a tie.\n", o->effort->rounds);
 	for (int cls = 0; cls < 3; cls++)
 		print_class(o, &k[cls]);
+	print_parallel(&o->parallel);
 	printf("\nVerdict:");
 	for (int cls = 0; cls < 3; cls++) {
 		char words[256];
@@ -277,6 +300,24 @@ void cal_report(const struct cal_options *o, const struct cal_class *k,
 	json_array(&j, "classes");
 	for (int cls = 0; cls < 3; cls++)
 		json_class(&j, &k[cls]);
+	json_end(&j);
+	json_object(&j, "parallel");
+	json_uint(&j, "threads", o->parallel.threads);
+	json_string(&j, "skipped", o->parallel.skipped);
+	if (o->parallel.min_chunk)
+		json_uint(&j, "min_chunk", o->parallel.min_chunk);
+	else
+		json_null(&j, "min_chunk");
+	json_array(&j, "points");
+	for (size_t i = 0; i < o->parallel.n; i++) {
+		json_object(&j, NULL);
+		json_uint(&j, "size", o->parallel.sizes[i]);
+		json_double(&j, "serial_gbps", o->parallel.serial[i]);
+		json_double(&j, "parallel_gbps", o->parallel.parallel[i]);
+		json_double(&j, "ratio", o->parallel.ratio[i]);
+		json_end(&j);
+	}
+	json_end(&j);
 	json_end(&j);
 	json_string(&j, "profile", path);
 	json_bool(&j, "written", written);
