@@ -53,14 +53,22 @@ int ntm_safe_fixup(const void *info, void *context)
 	siglongjmp(g->env, 1);
 }
 
+/* The buffers widened to whole 4 KiB pages: a variant may load or store
+ * the aligned word that holds a buffer's first or last byte (glibc's
+ * memcpy does, on RISC-V), and when that page goes away the fault is
+ * reported at the word, outside the buffer by a few bytes. */
+#define GUARD_PAGE ((uintptr_t)4096)
+
 static void bounds(struct guard *g, int copy, unsigned char *d,
 		   const unsigned char *s, size_t len)
 {
-	g->lo[0] = (uintptr_t)d;
-	g->hi[0] = (uintptr_t)d + len;
-	g->lo[1] = g->hi[1] = (uintptr_t)s;
-	if (copy)
-		g->hi[1] += len;
+	uintptr_t sz[2] = {len, copy ? len : 0};
+	uintptr_t at[2] = {(uintptr_t)d, (uintptr_t)s};
+	for (int i = 0; i < 2; i++) {
+		g->lo[i] = g->hi[i] = at[i] & ~(GUARD_PAGE - 1);
+		if (sz[i])
+			g->hi[i] = (at[i] + sz[i] + GUARD_PAGE - 1) & ~(GUARD_PAGE - 1);
+	}
 }
 
 /* Run v over len bytes (from s for a copy, of c for a set) under a

@@ -17,6 +17,7 @@ void t_pass(const char *name)
 {
 	passed++;
 	printf("pass  %s\n", name);
+	fflush(stdout);  /* a later crash must not take the record with it */
 }
 
 static void vfail(const char *name, const char *fmt, va_list ap)
@@ -52,6 +53,7 @@ void t_skip(const char *name, const char *why)
 {
 	skipped++;
 	printf("skip  %s: %s\n", name, why);
+	fflush(stdout);
 }
 
 int t_finish(void)
