@@ -23,11 +23,14 @@ if [ -n "${TEST_WRAPPER:-}" ]; then
 fi
 for t in "$@"; do
 	log=$logdir/$t.log
-	# shellcheck disable=SC2086  # the wrapper is a command with arguments
 	# The built-in policy only: neither the user's profile nor tunables.
-	env -u NTMEM_TUNABLES NTMEM_PROFILE=none NTMEM_BIN=$bin \
+	# A hung test fails on its own (exit 124) instead of holding up CI.
+	# shellcheck disable=SC2086  # the wrapper is a command with arguments
+	timeout "${TEST_TIMEOUT:-900}" \
+		env -u NTMEM_TUNABLES NTMEM_PROFILE=none NTMEM_BIN=$bin \
 		${TEST_WRAPPER:-} "$dir/tests/$t" >"$log" 2>&1
 	rc=$?
+	[ "$rc" -eq 124 ] && echo "timed out after ${TEST_TIMEOUT:-900} s" >>"$log"
 	# qemu warns about features TCG lacks; that is not our output.
 	grep -E '^(FAIL|skip) ' "$log" | sed "s|^|  $t: |"
 	summary=$(grep -E '^[0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$' "$log" | tail -n 1)
