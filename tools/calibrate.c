@@ -176,6 +176,34 @@ static int call_trial(void *arg, size_t size)
 	return 0;
 }
 
+/* Fresh buffers for one size, as ntmem bench makes them (destination,
+ * then source, each 2 MiB aligned on 4 KiB pages): where the two lie
+ * changes what is fastest (a copy between neighbouring mappings ran
+ * 48 GB/s with rep movsb and 54 with AVX2 here, between buffers a GiB
+ * apart 57 and 55), so calibration times what the benchmark times. */
+static int alloc_buffers(struct cal_buffers *b, int copy, size_t size,
+			 struct cli_error *e)
+{
+	char why[160];
+	b->copy = copy;
+	if (buffer_alloc(&b->dst, size, PAGES_4K, why, sizeof why))
+		return cli_error(e, CLI_FAILED, "cannot allocate %zu bytes: %s", size, why);
+	if (copy && buffer_alloc(&b->src, size, PAGES_4K, why, sizeof why)) {
+		buffer_free(&b->dst);
+		return cli_error(e, CLI_FAILED, "cannot allocate %zu bytes: %s", size, why);
+	}
+	if (copy)
+		fill_random(b->src.p, size);
+	return 0;
+}
+
+static void free_buffers(struct cal_buffers *b)
+{
+	buffer_free(&b->dst);
+	if (b->copy)
+		buffer_free(&b->src);
+}
+
 /* Time cands[0..n) at size, interleaved: medians and paired ratios to the
  * best median go into point slots idx[0..n). */
 static int measure_point(const struct cal_options *o, struct cal_class *k,
@@ -186,16 +214,21 @@ static int measure_point(const struct cal_options *o, struct cal_class *k,
 	struct benchfn fns[FIT_MAX_CANDS];
 	long rounds = o->effort->rounds, loops[FIT_MAX_CANDS];
 	double gbps[FIT_MAX_CANDS * 16];
-	enum ntmem_op op = k->bufs->copy ? NTMEM_OP_COPY : NTMEM_OP_SET;
+	enum ntmem_op op = k->copy ? NTMEM_OP_COPY : NTMEM_OP_SET;
+	struct cal_buffers b;
+	if (alloc_buffers(&b, k->copy, size, e))
+		return -1;
 	for (size_t i = 0; i < n; i++) {
 		trials[i] = (struct trial){ntm_variant(k->cands[idx[i]].variant_id), op,
-					   k->bufs->dst.p, k->bufs->src.p, k->value};
+					   b.dst.p, b.src.p, k->value};
 		fns[i] = (struct benchfn){k->cands[idx[i]].name, call_trial, &trials[i]};
 	}
 	struct benchfn_plan plan = {fns, n, size, rounds, 0, o->effort->run_ns,
 				    NULL, NULL};
 	struct benchfn_result res = {gbps, loops, 0};
-	if (benchfn_run(&plan, &res))
+	int failed = benchfn_run(&plan, &res);
+	free_buffers(&b);
+	if (failed)
 		return cli_error(e, CLI_FAILED, "%s failed: %s",
 				 fns[res.failed].name, strerror(errno));
 	size_t best = 0;
@@ -376,33 +409,14 @@ static size_t largest_fitting(const struct effort *ef, size_t max, int buffers)
 	return hi;
 }
 
-static int alloc_buffers(struct cal_buffers *b, int copy, size_t size,
-			 struct cli_error *e)
-{
-	char why[160];
-	b->copy = copy;
-	if (buffer_alloc(&b->dst, size, PAGES_4K, why, sizeof why))
-		return cli_error(e, CLI_FAILED, "cannot allocate %zu bytes: %s", size, why);
-	if (copy && buffer_alloc(&b->src, size, PAGES_4K, why, sizeof why)) {
-		buffer_free(&b->dst);
-		return cli_error(e, CLI_FAILED, "cannot allocate %zu bytes: %s", size, why);
-	}
-	if (copy)
-		fill_random(b->src.p, size);
-	return 0;
-}
-
 static int run_all(struct cal_options *o, struct cal_class *k, struct cli_error *e)
 {
 	static const char *const labels[3] = {"memset of zeros",
 					      "memset of 0x5a bytes", "memcpy"};
-	static struct cal_buffers bufs[2];
 	for (int op = 0; op < 2; op++) {
 		size_t max = o->max_size && o->max_size < o->effort->hi
 				     ? o->max_size : o->effort->hi;
 		o->hi[op] = largest_fitting(o->effort, max, op + 1);
-		if (alloc_buffers(&bufs[op], op, o->hi[op], e))
-			return -1;
 	}
 	int rc = 0;
 	for (int cls = 0; cls < 3 && !rc; cls++) {
@@ -410,17 +424,15 @@ static int run_all(struct cal_options *o, struct cal_class *k, struct cli_error 
 		k[cls].cls = cls;
 		k[cls].value = cls == NTMEM_CLASS_SET_NONZERO ? 0x5a : 0;
 		k[cls].label = labels[cls];
-		k[cls].bufs = &bufs[op];
+		k[cls].copy = op;
 		k[cls].entry_loop = o->entry_loop[op];
 		rc = calibrate_class(o, &k[cls], o->hi[op], e);
 	}
-	if (!rc)
-		rc = cal_parallel(o, &k[NTMEM_CLASS_SET_ZERO], bufs[0].dst.p, o->hi[0],
+	struct cal_buffers b;
+	if (!rc && !(rc = alloc_buffers(&b, 0, o->hi[0], e))) {
+		rc = cal_parallel(o, &k[NTMEM_CLASS_SET_ZERO], b.dst.p, o->hi[0],
 				  &o->parallel, e);
-	for (int op = 0; op < 2; op++) {
-		buffer_free(&bufs[op].dst);
-		if (bufs[op].copy)
-			buffer_free(&bufs[op].src);
+		free_buffers(&b);
 	}
 	return rc;
 }

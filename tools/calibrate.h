@@ -37,7 +37,7 @@ struct cal_class {
 	enum ntmem_class cls;
 	int value;              /* what memset writes */
 	const char *label;      /* "memset of zeros" */
-	struct cal_buffers *bufs;
+	int copy;               /* memcpy: a source buffer too */
 	int entry_loop;         /* variant id the entry points run, or -1 */
 	struct fn cands[FIT_MAX_CANDS];
 	size_t ncands;

@@ -45,7 +45,7 @@
 	.globl	\name
 	.hidden	\name
 	.type	\name, @function
-	.p2align 5
+	.p2align 6
 \name:
 .endm
 
@@ -62,19 +62,26 @@
 	\movu	\r0, -\V(%rdi,%rdx)
 	RETURN	\vzu
 .Lset_above2_\w:
-	cmp	$8*\V, %rdx
-	ja	.Lset_above8_\w
+	/* Each class returns from its own fall-through: one taken branch
+	 * on the way, as many as glibc's memset takes. */
+	cmp	$4*\V, %rdx
+	ja	.Lset_above4_\w
 	\movu	\r0, (%rdi)
 	\movu	\r0, \V(%rdi)
 	\movu	\r0, -2*\V(%rdi,%rdx)
 	\movu	\r0, -\V(%rdi,%rdx)
-	cmp	$4*\V, %rdx
-	jbe	.Lset_return_\w
+	RETURN	\vzu
+.Lset_above4_\w:
+	cmp	$8*\V, %rdx
+	ja	.Lset_above8_\w
+	\movu	\r0, (%rdi)
+	\movu	\r0, \V(%rdi)
 	\movu	\r0, 2*\V(%rdi)
 	\movu	\r0, 3*\V(%rdi)
 	\movu	\r0, -4*\V(%rdi,%rdx)
 	\movu	\r0, -3*\V(%rdi,%rdx)
-.Lset_return_\w:
+	\movu	\r0, -2*\V(%rdi,%rdx)
+	\movu	\r0, -\V(%rdi,%rdx)
 	RETURN	\vzu
 .Lset_below_\w:
 	.if \V > 32
