@@ -26,10 +26,10 @@
 #define GiB ((size_t)1 << 30)
 
 static const struct effort efforts[] = {
-	/* name      lo     hi         step rounds run_ns  big  refine */
-	{"quick", 256, 256 * MiB, 4, 3, 1e6, 128 * MiB, 1},
-	{"default", 64, 1 * GiB, 2, 5, 2e6, 256 * MiB, 2},
-	{"thorough", 64, 4 * GiB, 2, 9, 5e6, 1 * GiB, 3},
+	/* name      lo     hi         step rounds run_ns long  big  refine */
+	{"quick", 256, 256 * MiB, 4, 3, 1e6, 1e7, 128 * MiB, 1},
+	{"default", 64, 1 * GiB, 2, 5, 2e6, 2e7, 256 * MiB, 2},
+	{"thorough", 64, 4 * GiB, 2, 9, 5e6, 2e7, 1 * GiB, 3},
 };
 
 /* Above this every cached candidate is not worth running again: only the
@@ -223,7 +223,7 @@ static int measure_point(const struct cal_options *o, struct cal_class *k,
 					   b.dst.p, b.src.p, k->value};
 		fns[i] = (struct benchfn){k->cands[idx[i]].name, call_trial, &trials[i]};
 	}
-	struct benchfn_plan plan = {fns, n, size, rounds, 0, o->effort->run_ns,
+	struct benchfn_plan plan = {fns, n, size, rounds, 0, cal_run_ns(o->effort, size),
 				    NULL, NULL};
 	struct benchfn_result res = {gbps, loops, 0};
 	int failed = benchfn_run(&plan, &res);

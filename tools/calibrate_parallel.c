@@ -60,7 +60,8 @@ int cal_parallel(const struct cal_options *o, const struct cal_class *zero,
 		struct par_call calls[2] = {{buf, 1}, {buf, r->threads}};
 		struct benchfn fns[2] = {{"serial", call_par, &calls[0]},
 					 {"parallel", call_par, &calls[1]}};
-		struct benchfn_plan plan = {fns, 2, size, rounds, 0, o->effort->run_ns,
+		struct benchfn_plan plan = {fns, 2, size, rounds, 0,
+					    cal_run_ns(o->effort, size),
 					    NULL, NULL};
 		struct benchfn_result res = {gbps, loops, 0};
 		ntm_policy_trial(NTMEM_OP_SET, rung_for(zero, size));
