@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "bench.h"
+#include "benchfn.h"
 #include "cli.h"
 #include "harness.h"
 
@@ -436,9 +437,58 @@ static void test_help(void)
 	free(out);
 }
 
+/* The schedule: every slot once per round, and over the rounds a slot
+ * follows several different slots, not always the same one. */
+struct schedule {
+	size_t n, last, seen;
+	unsigned char visits[16];
+	unsigned char before[16][16];  /* before[x][y]: y ran right before x */
+};
+
+static int record_visit(void *ctx, size_t slot, long round)
+{
+	struct schedule *s = ctx;
+	if (s->seen % s->n && slot < s->n && s->last < s->n)
+		s->before[slot][s->last] = 1;
+	s->visits[slot < 16 ? slot : 15]++;
+	s->last = slot;
+	s->seen++;
+	return round == 99 ? -7 : 0;
+}
+
+static void test_schedule(void)
+{
+	static const size_t sizes[] = {1, 2, 6, 13};
+	for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+		struct schedule s = {.n = sizes[i], .last = SIZE_MAX};
+		int rc = benchfn_rotate(s.n, 5, record_visit, &s);
+		int each_five = 1;
+		size_t fewest = s.n;
+		for (size_t x = 0; x < s.n; x++) {
+			size_t preds = 0;
+			for (size_t y = 0; y < s.n; y++)
+				preds += s.before[x][y];
+			each_five &= s.visits[x] == 5;
+			fewest = preds < fewest ? preds : fewest;
+		}
+		/* With n slots and 5 rounds a slot can follow at most n - 1
+		 * others; with 6 (two strides coprime with 6) at least 2. */
+		size_t want = s.n <= 2 ? s.n - 1 : s.n == 6 ? 2 : 4;
+		t_check(rc == 0 && each_five && fewest >= want,
+			"benchfn_rotate: each slot once a round, after varying neighbours",
+			"n %zu: rc %d, every slot 5 times %d, fewest predecessors %zu (want %zu)",
+			s.n, rc, each_five, fewest, want);
+	}
+	struct schedule s = {.n = 3, .last = SIZE_MAX};
+	t_check(benchfn_rotate(3, 200, record_visit, &s) == -7 && s.seen == 99 * 3 + 1,
+		"benchfn_rotate: stops at the first visit that fails, with its result",
+		"seen %zu", s.seen);
+}
+
 int main(void)
 {
 	cli_command = "bench";
+	test_schedule();
 	test_valid_options();
 	test_bad_options();
 	test_json("memset");

@@ -172,12 +172,31 @@ static void test_fit(void)
 		"without preference %d; rc %d, %u rungs", plain, rc, out.count);
 
 	/* One size of noise between two of A's: merged away. */
-	static const double noisy[][3] = {{1, .9, .1}, {.95, 1, .1}, {1, .9, .1}, {1, .9, .1}};
+	static const double noisy[][3] = {{1, .9, .1}, {.96, 1, .1}, {1, .9, .1}, {1, .9, .1}};
 	in = (struct fit_input){3, -1, table, make_table(noisy, 4), 0.03, 8};
 	rc = fit_ladder(&in, &out);
 	t_check(rc == 0 && out.count == 1 && out.rungs[0].cand == 0,
-		"fit: a rung within twice the margin between two of one candidate merges",
+		"fit: a one-size rung within 1.5 margins between two of one candidate merges",
 		"rc %d, %u rungs", rc, out.count);
+
+	/* Several sizes where A trails by 4%: a pattern, kept as its own rung
+	 * (this is memcpy streaming from 2 MiB and cached from 4 to 32 MiB). */
+	static const double pattern[][3] = {{1, .9, .1}, {.96, 1, .1}, {.96, 1, .1},
+					     {.96, 1, .1}, {1, .9, .1}};
+	in = (struct fit_input){3, -1, table, make_table(pattern, 5), 0.03, 8};
+	rc = fit_ladder(&in, &out);
+	t_check(rc == 0 && out.count == 3 && out.rungs[1].cand == 1 &&
+			out.rungs[1].first == 1 && out.rungs[1].last == 3,
+		"fit: a rung of several sizes between two of one candidate stays",
+		"rc %d, %u rungs", rc, out.count);
+
+	/* One size where A trails by 6%: beyond 1.5 margins, kept. */
+	static const double deep[][3] = {{1, .9, .1}, {.94, 1, .1}, {1, .9, .1}};
+	in = (struct fit_input){3, -1, table, make_table(deep, 3), 0.03, 8};
+	rc = fit_ladder(&in, &out);
+	t_check(rc == 0 && out.count == 3 && out.rungs[1].cand == 1,
+		"fit: a spike deeper than 1.5 margins stays", "rc %d, %u rungs",
+		rc, out.count);
 
 	/* Alternating winners need more rungs than fit: the margin widens. */
 	static const double flapping[][3] = {

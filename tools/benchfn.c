@@ -7,14 +7,45 @@
 
 #include "measure.h"
 
+static size_t gcd(size_t a, size_t b)
+{
+	while (b) {
+		size_t t = a % b;
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
+/* Round r's step through the slots: the (r mod m)-th of the m numbers in
+ * [1, n) coprime with n, so that each slot follows a different one from
+ * round to round.  A single step (1) would always put the same callable
+ * before another, and one that leaves the machine in some state (a
+ * streaming store, a lowered clock) would bias its successor: at 256 KiB
+ * glibc's memcpy ran 4% faster right after MOVDIR64B than elsewhere. */
+static size_t round_step(size_t n, long r)
+{
+	size_t coprimes = 0;
+	for (size_t s = 1; s < n; s++)
+		coprimes += gcd(s, n) == 1;
+	if (!coprimes)
+		return 1;
+	size_t want = (size_t)r % coprimes;
+	for (size_t s = 1;; s++)
+		if (gcd(s, n) == 1 && want-- == 0)
+			return s;
+}
+
 int benchfn_rotate(size_t nslots, long rounds, benchfn_visit visit, void *ctx)
 {
-	for (long r = 0; r < rounds; r++)
+	for (long r = 0; r < rounds; r++) {
+		size_t step = round_step(nslots, r);
 		for (size_t k = 0; k < nslots; k++) {
-			int e = visit(ctx, (k + (size_t)r) % nslots, r);
+			int e = visit(ctx, ((size_t)r + k * step) % nslots, r);
 			if (e)
 				return e;
 		}
+	}
 	return 0;
 }
 

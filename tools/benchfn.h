@@ -6,9 +6,11 @@
  *
  * The method:
  *   - Rounds, interleaved and rotated.  A round runs every callable once;
- *     round r starts at callable r mod n.  Drift over the measurement
- *     (clock frequency, other tenants of the machine) then hits every
- *     callable alike, and none always follows the same neighbour.
+ *     round r starts at callable r mod n and steps through them by a
+ *     stride that changes from round to round.  Drift over the
+ *     measurement (clock frequency, other tenants of the machine) then
+ *     hits every callable alike, and none always follows the same
+ *     neighbour.
  *   - A timed run is one untimed call of the same callable, which leaves
  *     caches, TLB and predictors as that callable leaves them, then L
  *     timed calls.  GB/s is size * L / ns (10^9 bytes per second).
@@ -43,8 +45,8 @@ struct benchfn {
 /*
  * The schedule alone, for measurements that are not a callable's GB/s
  * (pollution times its victim around the callable): for each of rounds
- * rounds, visit(ctx, slot, round) for every slot of nslots, in rotated
- * order.  Returns 0, or the first non-zero visit() result.
+ * rounds, visit(ctx, slot, round) for every slot of nslots, once each,
+ * in the rotated order above.  Returns 0, or the first non-zero visit() result.
  */
 typedef int (*benchfn_visit)(void *ctx, size_t slot, long round);
 int benchfn_rotate(size_t nslots, long rounds, benchfn_visit visit, void *ctx);

@@ -11,8 +11,8 @@
  * whose winners tie merge into one rung and the rungs are as few as the
  * measurements allow.  The preferred candidate (the entry points' own
  * loop, which they run without a call) wins ties where it is tied.  A
- * rung between two rungs of one candidate, which that candidate serves
- * within twice the margin, is taken for noise and merged away.
+ * one-size rung between two rungs of one candidate, which that candidate
+ * serves within 1.5 margins, is taken for noise and merged away.
  */
 #ifndef NTM_LADDER_FIT_H
 #define NTM_LADDER_FIT_H
