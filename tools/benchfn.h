@@ -11,9 +11,12 @@
  *     measurement (clock frequency, other tenants of the machine) then
  *     hits every callable alike, and none always follows the same
  *     neighbour.
- *   - A timed run is one untimed call of the same callable, which leaves
- *     caches, TLB and predictors as that callable leaves them, then L
- *     timed calls.  GB/s is size * L / ns (10^9 bytes per second).
+ *   - A timed run is L / 8 untimed calls (at least one) of the same
+ *     callable, which leave caches, TLB, predictors and the clock as that
+ *     callable leaves them, then L timed calls.  One untimed call was not
+ *     enough: a cached 16 MiB copy right after a streaming one ran 4%
+ *     slower for a few milliseconds.  GB/s is size * L / ns (10^9 bytes
+ *     per second).
  *   - L is given, or chosen per callable so that a run lasts about a
  *     target time: long enough that a burst of noise averages out.
  *
@@ -51,7 +54,7 @@ struct benchfn {
 typedef int (*benchfn_visit)(void *ctx, size_t slot, long round);
 int benchfn_rotate(size_t nslots, long rounds, benchfn_visit visit, void *ctx);
 
-/* One timed run of f over size bytes: an untimed call, then loops timed
+/* One timed run of f over size bytes: loops / 8 untimed calls, then loops timed
  * calls.  Returns 0 and *gbps, or -1 with errno when f refused. */
 int benchfn_time(const struct benchfn *f, size_t size, long loops,
 		 double *gbps);

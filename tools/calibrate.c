@@ -28,7 +28,7 @@
 static const struct effort efforts[] = {
 	/* name      lo     hi         step rounds run_ns long  big  refine */
 	{"quick", 256, 256 * MiB, 4, 3, 1e6, 1e7, 128 * MiB, 1},
-	{"default", 64, 1 * GiB, 2, 5, 2e6, 1.5e7, 256 * MiB, 2},
+	{"default", 64, 1 * GiB, 2, 5, 2e6, 1.2e7, 256 * MiB, 2},
 	{"thorough", 64, 4 * GiB, 2, 9, 5e6, 2e7, 1 * GiB, 3},
 };
 
