@@ -85,7 +85,7 @@ ntm_extable_start:
 	.globl	\name
 	.hidden	\name
 	.type	\name, @function
-	.p2align 5
+	.p2align 6
 \name:
 .endm
 
@@ -220,13 +220,15 @@ ntm_replay_set:
  * fault (safe.c relies on this for overlapping buffers).  Clobbers r9,
  * r11 and the vector registers named.
  */
-.macro COPY_SMALL V, movu, r0, r1, r2, r3, r4, r5, r6, r7, h32a, h32b, h16a, h16b, movh, d, s, n, fin, arg, above
+.macro COPY_SMALL V, movu, r0, r1, r2, r3, r4, r5, r6, r7, h32a, h32b, h16a, h16b, movh, d, s, n, fin, arg, above, not2
 	cmp	$\V, \n
 	jb	.Lcs_below_\@
+	.ifb \not2
 	cmp	$2*\V, \n
 	ja	.Lcs_above2_\@
 	COPY_UPTO2 \V, \movu, \r0, \r1, \d, \s, \n
 	\fin	\arg
+	.endif
 .Lcs_above2_\@:
 	cmp	$4*\V, \n
 	ja	.Lcs_above4_\@
@@ -319,13 +321,15 @@ ntm_replay_set:
  * \d with the byte pattern in \r0 (\h32a, \h16a: its low halves), ending
  * with "\fin \arg".  Below 16 bytes \gpr copies the pattern into rax.
  */
-.macro SET_SMALL V, movu, r0, h32a, h16a, movh, gpr, d, n, fin, arg, above
+.macro SET_SMALL V, movu, r0, h32a, h16a, movh, gpr, d, n, fin, arg, above, not2
 	cmp	$\V, \n
 	jb	.Lss_below_\@
+	.ifb \not2
 	cmp	$2*\V, \n
 	ja	.Lss_above2_\@
 	SET_UPTO2 \V, \movu, \r0, \d, \n
 	\fin	\arg
+	.endif
 .Lss_above2_\@:
 	cmp	$4*\V, \n
 	ja	.Lss_above4_\@
@@ -500,6 +504,35 @@ FUNCTION \name
 	add	%rax, %rcx
 	mov	%r10, %rdi
 	and	$-64, %rdi
+	/* Blocks of four pages, two lines from each page in turn, as
+	 * shape.h's copies (four streams run at once).  The first round
+	 * touches each page's first line in order, so a fault in page p
+	 * comes at the latest at page p + 1's first line, before anything
+	 * past it is written: after a fault nothing beyond the faulting
+	 * byte has been stored, as in the other loops.  The fixup replays
+	 * from rcx, the first page's cursor, below every byte not yet
+	 * copied. */
+.Lnc_block_\@:
+	lea	16384(%rcx), %r9
+	cmp	%rdi, %r9
+	ja	.Lnc_lines_\@
+	lea	4096(%rcx), %r9
+	.p2align 4
+.Lnc_pages_\@:
+	\line	0
+	\line	64
+	\line	4096
+	\line	4096+64
+	\line	8192
+	\line	8192+64
+	\line	12288
+	\line	12288+64
+	add	$128, %rcx
+	cmp	%r9, %rcx
+	jb	.Lnc_pages_\@
+	add	$12288, %rcx
+	jmp	.Lnc_block_\@
+.Lnc_lines_\@:
 	lea	256(%rcx), %r9
 	cmp	%rdi, %r9
 	ja	.Lnc_one_\@
@@ -601,11 +634,11 @@ FUNCTION \name
 .macro WIDTH w, V, movu, mova, movnt, r0, r1, r2, r3, r4, r5, r6, r7, h32a, h32b, h16a, h16b, movh, bcast, gpr, gate, vzu
 
 /* The partial-line macros of this width, with its registers bound. */
-.macro COPY_SMALL_\w d, s, n, fin, arg, above
-	COPY_SMALL \V, \movu, \r0, \r1, \r2, \r3, \r4, \r5, \r6, \r7, \h32a, \h32b, \h16a, \h16b, \movh, \d, \s, \n, \fin, \arg, \above
+.macro COPY_SMALL_\w d, s, n, fin, arg, above, not2
+	COPY_SMALL \V, \movu, \r0, \r1, \r2, \r3, \r4, \r5, \r6, \r7, \h32a, \h32b, \h16a, \h16b, \movh, \d, \s, \n, \fin, \arg, \above, \not2
 .endm
-.macro SET_SMALL_\w d, n, fin, arg, above
-	SET_SMALL \V, \movu, \r0, \h32a, \h16a, \movh, \gpr, \d, \n, \fin, \arg, \above
+.macro SET_SMALL_\w d, n, fin, arg, above, not2
+	SET_SMALL \V, \movu, \r0, \h32a, \h16a, \movh, \gpr, \d, \n, \fin, \arg, \above, \not2
 .endm
 .macro FILL_\w
 	\bcast
@@ -696,22 +729,27 @@ FUNCTION ntm_guarded_set_vec_\w
  * both picks it and checks that the handler is installed:
  * ntm_safe_gate[\gate] is V + 1 once it is and 0 before, and n - V
  * (unsigned) is below V + 1 exactly when V <= n <= 2V.  Other sizes test
- * ntm_safe_ready.  So a small call costs one flags test more than
- * ntmem_copy's.
+ * the same loaded value for non-zero, and then know n is outside that
+ * class, so their classes start one compare later, as ntmem_copy's do
+ * (a second load could see the gate opening in between).  So a small
+ * call costs a flags test and a gate test more than ntmem_copy's.
  */
 FUNCTION ntm_safe_copy_\w
 	test	$~ENTRY_FLAGS, %ecx
 	jnz	.Lsc_c_\w
+	mov	ntm_safe_gate+8*\gate(%rip), %r9
 	lea	-\V(%rdx), %rax
-	cmp	ntm_safe_gate+8*\gate(%rip), %rax
+	cmp	%r9, %rax
 	jae	.Lsc_other_\w
 .Lsc_small_\w:
 	COPY_UPTO2 \V, \movu, \r0, \r1, %rdi, %rsi, %rdx
 	RET_ENTRY \vzu
 .Lsc_other_\w:
-	cmpb	$0, ntm_safe_ready(%rip)
-	je	.Lsc_c_\w
-	COPY_SMALL_\w %rdi, %rsi, %rdx, RET_ENTRY, \vzu, .Lsc_large_\w
+	/* The same load of the gate: installed, so n is not one to two
+	 * vectors and that class is skipped. */
+	test	%r9, %r9
+	jz	.Lsc_c_\w
+	COPY_SMALL_\w %rdi, %rsi, %rdx, RET_ENTRY, \vzu, .Lsc_large_\w, not2
 .Lsc_large_\w:
 	cmp	ntm_inline_max+8(%rip), %rdx
 	ja	.Lsc_c_\w
@@ -747,16 +785,17 @@ FUNCTION ntm_safe_set_\w
 	test	$~ENTRY_FLAGS, %ecx
 	jnz	.Lss_c_\w
 	FILL_\w
+	mov	ntm_safe_gate+8*\gate(%rip), %r9
 	lea	-\V(%rdx), %rax
-	cmp	ntm_safe_gate+8*\gate(%rip), %rax
+	cmp	%r9, %rax
 	jae	.Lss_other_\w
 .Lss_small_\w:
 	SET_UPTO2 \V, \movu, \r0, %rdi, %rdx
 	RET_ENTRY \vzu
 .Lss_other_\w:
-	cmpb	$0, ntm_safe_ready(%rip)
-	je	.Lss_c_\w
-	SET_SMALL_\w %rdi, %rdx, RET_ENTRY, \vzu, .Lss_large_\w
+	test	%r9, %r9         /* as for copies */
+	jz	.Lss_c_\w
+	SET_SMALL_\w %rdi, %rdx, RET_ENTRY, \vzu, .Lss_large_\w, not2
 .Lss_large_\w:
 	cmp	ntm_inline_max(%rip), %rdx
 	ja	.Lss_c_\w
