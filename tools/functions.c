@@ -127,6 +127,8 @@ int fn_run(const struct fn *f, void *dst, const void *src, size_t n,
 	return !done && n ? -1 : 0;
 }
 
+#define MAX_THREADS 64
+
 /* One thread's part of a plain split. */
 struct part {
 	const struct fn *f;
@@ -147,21 +149,20 @@ static void *run_part(void *arg)
 	return NULL;
 }
 
-/* The allowed CPUs other than the caller's, in order, into cpus[]. */
+/* The allowed CPUs other than the caller's, in order, into cpus[]: those
+ * the process had before bench pinned this thread, since a thread
+ * started now inherits the pinned mask. */
 static unsigned other_cpus(int *cpus, unsigned max)
 {
-	cpu_set_t set;
-	unsigned n = 0;
+	int all[MAX_THREADS + 1];
+	unsigned n = 0, total = allowed_cpus(all, MAX_THREADS + 1);
 	int self = current_cpu();
-	if (sched_getaffinity(0, sizeof set, &set))
-		return 0;
-	for (int c = 0; c < CPU_SETSIZE && n < max; c++)
-		if (CPU_ISSET(c, &set) && c != self)
-			cpus[n++] = c;
+	for (unsigned i = 0; i < total && n < max; i++)
+		if (all[i] != self)
+			cpus[n++] = all[i];
 	return n;
 }
 
-#define MAX_THREADS 64
 
 int fn_run_threads(const struct fn *f, void *dst, const void *src, size_t n,
 		   int value, unsigned threads)

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -182,12 +183,35 @@ const char *page_request_name(enum page_request p)
 	return p == PAGES_1G ? "1GB" : p == PAGES_2M ? "2MB" : "4KB";
 }
 
+/* The affinity mask before anything was pinned: pinning the main thread
+ * narrows what sched_getaffinity() says, and the threads it then starts
+ * inherit the narrow mask. */
+static cpu_set_t unpinned;
+static int unpinned_ok;
+static pthread_once_t unpinned_once = PTHREAD_ONCE_INIT;
+
+static void save_unpinned(void)
+{
+	unpinned_ok = sched_getaffinity(0, sizeof unpinned, &unpinned) == 0;
+}
+
 int pin_to_cpu(int cpu)
 {
+	pthread_once(&unpinned_once, save_unpinned);
 	cpu_set_t set;
 	CPU_ZERO(&set);
 	CPU_SET(cpu, &set);
 	return sched_setaffinity(0, sizeof set, &set);
+}
+
+unsigned allowed_cpus(int *cpus, unsigned max)
+{
+	pthread_once(&unpinned_once, save_unpinned);
+	unsigned n = 0;
+	for (int c = 0; unpinned_ok && c < CPU_SETSIZE && n < max; c++)
+		if (CPU_ISSET(c, &unpinned))
+			cpus[n++] = c;
+	return n;
 }
 
 int current_cpu(void)

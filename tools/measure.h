@@ -39,6 +39,10 @@ const char *page_request_name(enum page_request p);
 
 /* Pin the calling thread to cpu.  Returns 0, or -1 with errno. */
 int pin_to_cpu(int cpu);
+/* The CPUs this process may use, as they were before the first
+ * pin_to_cpu(): at most max of them, ascending, into cpus[].  Returns
+ * how many (0 if the mask cannot be read). */
+unsigned allowed_cpus(int *cpus, unsigned max);
 /* The CPU the calling thread runs on now, or -1. */
 int current_cpu(void);
 
