@@ -308,11 +308,12 @@ static void streaming_parts(const struct target *t)
 		{"the cached tail", NTM_FAULT_READ, 1300, 1310, 0},
 		{"the streaming body", NTM_FAULT_WRITE, 640, 4096, 0},
 		/* In a block's first pages: the later pages' lines at lower
-		 * offsets must not have been written. */
-		{"the four-page blocks", NTM_FAULT_READ, P + 700, 9 * P, 3},
-		{"the four-page blocks", NTM_FAULT_READ, 4 * P + 2000, 12 * P, 0},
-		{"the four-page blocks", NTM_FAULT_WRITE, 2 * P + 640, 9 * P, 0},
-		{"the four-page blocks", NTM_FAULT_WRITE, 6 * P + 64, 12 * P, 5},
+		 * offsets must not have been written.  n - k stays within the
+		 * two pages mapped past the hole. */
+		{"the four-page blocks", NTM_FAULT_READ, P + 700, 4 * P + 300, 3},
+		{"the four-page blocks", NTM_FAULT_READ, 5 * P + 300, 8 * P + 200, 0},
+		{"the four-page blocks", NTM_FAULT_WRITE, 2 * P + 640, 5 * P, 0},
+		{"the four-page blocks", NTM_FAULT_WRITE, 5 * P + 640, 8 * P + 200, 5},
 		{"the cached tail", NTM_FAULT_WRITE, 1280, 1310, 0},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
