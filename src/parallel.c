@@ -272,29 +272,30 @@ static int bad_opts(const struct ntmem_opts *o, size_t n)
 	       o->hot_off > n || o->hot_len > n - o->hot_off;
 }
 
-void *ntmem_set_opts(void *dst, int c, size_t n, const struct ntmem_opts *opts)
+/* The options checked, then the call; EINVAL, having written nothing, for
+ * bad ones. */
+static void *checked_call(struct request *r, const struct ntmem_opts *opts)
 {
-	struct request r = {NTMEM_OP_SET, dst, NULL, c, n, {0}};
 	if (opts)
-		r.o = *opts;
-	if (bad_opts(&r.o, n)) {
+		r->o = *opts;
+	if (bad_opts(&r->o, r->n)) {
 		errno = EINVAL;
 		return NULL;
 	}
-	return write_extent(&r);
+	return write_extent(r);
+}
+
+void *ntmem_set_opts(void *dst, int c, size_t n, const struct ntmem_opts *opts)
+{
+	struct request r = {NTMEM_OP_SET, dst, NULL, c, n, {0}};
+	return checked_call(&r, opts);
 }
 
 void *ntmem_copy_opts(void *dst, const void *src, size_t n,
 		      const struct ntmem_opts *opts)
 {
 	struct request r = {NTMEM_OP_COPY, dst, src, 0, n, {0}};
-	if (opts)
-		r.o = *opts;
-	if (bad_opts(&r.o, n)) {
-		errno = EINVAL;
-		return NULL;
-	}
-	return write_extent(&r);
+	return checked_call(&r, opts);
 }
 
 void *ntm_parallel_set(void *dst, int c, size_t n, unsigned flags)

@@ -124,14 +124,21 @@ static size_t copy_overlapping(void *dst, const void *src, size_t n,
 	return copy_up(dst, src, n, flags);
 }
 
-/* The whole call, for whatever the entry points do not do themselves. */
-size_t ntm_copy_safe_slow(void *dst, const void *src, size_t n, unsigned flags)
+/* 0, or -1 with errno: flags a safe call refuses (EINVAL), or a handler
+ * that cannot be installed. */
+static int refused(unsigned flags)
 {
 	if (bad_flags(flags)) {
 		errno = EINVAL;
-		return (size_t)-1;
+		return -1;
 	}
-	if (ntm_safe_install())
+	return ntm_safe_install();
+}
+
+/* The whole call, for whatever the entry points do not do themselves. */
+size_t ntm_copy_safe_slow(void *dst, const void *src, size_t n, unsigned flags)
+{
+	if (refused(flags))
 		return (size_t)-1;
 	if (n == 0)
 		return 0;
@@ -144,11 +151,7 @@ size_t ntm_copy_safe_slow(void *dst, const void *src, size_t n, unsigned flags)
 
 size_t ntm_set_safe_slow(void *dst, int c, size_t n, unsigned flags)
 {
-	if (bad_flags(flags)) {
-		errno = EINVAL;
-		return (size_t)-1;
-	}
-	if (ntm_safe_install())
+	if (refused(flags))
 		return (size_t)-1;
 	if (n == 0)
 		return 0;
