@@ -12,6 +12,7 @@
 #include "benchfn.h"
 #include "cli.h"
 #include "harness.h"
+#include "measure.h"
 
 static struct bench_opts opts;
 
@@ -485,6 +486,19 @@ static void test_schedule(void)
 		"seen %zu", s.seen);
 }
 
+/* A thread bench starts after pinning its own must still see every CPU
+ * the process had: the plain split puts its parts there. */
+static void test_allowed_after_pin(void)
+{
+	int before[64], after[64];
+	unsigned n = allowed_cpus(before, 64);
+	int pinned = n ? pin_to_cpu(before[0]) : -1;
+	unsigned m = allowed_cpus(after, 64);
+	t_check(n >= 1 && pinned == 0 && m == n && !memcmp(before, after, n * sizeof(int)),
+		"allowed_cpus: the CPUs from before the first pin, after it",
+		"%u CPUs before, pin %d, %u after", n, pinned, m);
+}
+
 int main(void)
 {
 	cli_command = "bench";
@@ -497,5 +511,6 @@ int main(void)
 	test_threads();
 	test_plot_and_errors();
 	test_help();
+	test_allowed_after_pin();  /* last: it pins this process */
 	return t_finish();
 }

@@ -163,7 +163,6 @@ static unsigned other_cpus(int *cpus, unsigned max)
 	return n;
 }
 
-
 int fn_run_threads(const struct fn *f, void *dst, const void *src, size_t n,
 		   int value, unsigned threads)
 {
