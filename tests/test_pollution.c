@@ -247,6 +247,7 @@ static void test_parsing(void)
 
 	expect_ok("-f hinted,cached -o memset --hot 2MiB",
 		  W("fn.memset=hinted,glibc ", "hot=2097152"));
+	expect_ok("-f streamread -o memcpy", W("fn.memcpy=streamread "));
 	expect_error("--hot 0", W("--hot", "at least 1 byte"));
 	expect_error("--mode nope", W("--mode", "'nope'"));
 	expect_error("--mode after,", W("--mode", "empty item"));
@@ -391,6 +392,39 @@ static void test_json(void)
 	free(text);
 }
 
+/* hinted and streamread run as aggressors of their own: rows for both,
+ * and streamread always streams, whatever the policy says at the size. */
+static void test_composite_aggressors(void)
+{
+	char err[512] = "";
+	int rc;
+	setenv("NTMEM_NO_PERF", "1", 1);
+	char *text = run_json("-m after,reread -o memset -s 1MiB --hot 64KiB "
+			      "--victim 64KiB -r 1 -f hinted,streamread", err,
+			      sizeof err, &rc);
+	unsetenv("NTMEM_NO_PERF");
+	struct t_json *j = rc ? NULL : t_json_parse(text, err, sizeof err);
+	const struct t_json *results = t_json_get(j, "results");
+	int hinted = 0, streamread = 0, streams = 1;
+	for (size_t r = 0; results && r < results->count; r++) {
+		const struct t_json *f = t_json_get(&results->items[r], "function");
+		const struct t_json *nt = t_json_get(&results->items[r], "nontemporal");
+		if (!f || f->type != TJ_STRING)
+			continue;
+		hinted += !strcmp(f->string, "hinted");
+		if (!strcmp(f->string, "streamread")) {
+			streamread++;
+			streams &= nt && nt->type == TJ_BOOL && nt->boolean;
+		}
+	}
+	t_check(j && hinted == 2 && streamread == 2 && streams,
+		"json: hinted and streamread rows, in after and reread; "
+		"streamread streams", "rc=%d hinted=%d streamread=%d streams=%d %s",
+		rc, hinted, streamread, streams, err);
+	t_json_free(j);
+	free(text);
+}
+
 static void test_perf_fallback(void)
 {
 	struct perfcount pc;
@@ -495,6 +529,7 @@ int main(void)
 	test_parsing();
 	test_perf_fallback();
 	test_json();
+	test_composite_aggressors();
 	test_tool();
 	return t_finish();
 }

@@ -14,44 +14,6 @@
 
 volatile uintptr_t pol_sink;
 
-const struct fn pol_idle[NOPS] = {
-	{.name = "idle", .description = "no aggressor: as long spent spinning",
-	 .op = NTMEM_OP_SET, .kind = FN_LIBC, .variant_id = -1, .supported = 1},
-	{.name = "idle", .description = "no aggressor: as long spent spinning",
-	 .op = NTMEM_OP_COPY, .kind = FN_LIBC, .variant_id = -1, .supported = 1},
-};
-
-int pol_is_idle(const struct fn *f)
-{
-	return f == &pol_idle[0] || f == &pol_idle[1];
-}
-
-/* auto with a hot region: the extent's last --hot bytes written last,
- * cached, by the calling thread; the rest as the policy says. */
-const struct fn pol_hinted[NOPS] = {
-	{.name = "hinted",
-	 .description = "ntmem_set_opts: auto, the last --hot bytes written last, cached",
-	 .op = NTMEM_OP_SET, .kind = FN_AUTO, .variant_id = -1, .supported = 1},
-	{.name = "hinted",
-	 .description = "ntmem_copy_opts: auto, the last --hot bytes written last, cached",
-	 .op = NTMEM_OP_COPY, .kind = FN_AUTO, .variant_id = -1, .supported = 1},
-};
-
-int pol_is_hinted(const struct fn *f)
-{
-	return f == &pol_hinted[0] || f == &pol_hinted[1];
-}
-
-/* One hinted call over the whole buffer; 0, or -1 with errno. */
-static int run_hinted(struct ctx *c, const struct fn *f)
-{
-	size_t n = c->o->size, hot = c->o->hot < n ? c->o->hot : n;
-	struct ntmem_opts opts = {.hot_off = n - hot, .hot_len = hot};
-	void *done = f->op == NTMEM_OP_SET ? ntmem_set_opts(c->dst.p, 0, n, &opts)
-					   : ntmem_copy_opts(c->dst.p, c->src.p, n, &opts);
-	return done ? 0 : -1;
-}
-
 /* A refused call is never timed: the first one is kept here and ends the
  * measurement (see run_mode). */
 static const struct fn *refused;
@@ -68,8 +30,7 @@ uint64_t pol_aggress(struct ctx *c, const struct fn *f)
 			;
 		return t - t0;
 	}
-	int failed = pol_is_hinted(f) ? run_hinted(c, f)
-				      : fn_run(f, c->dst.p, c->src.p, c->o->size, 0);
+	int failed = pol_run(c, f);
 	if (failed && !refused) {
 		refused = f;
 		refused_errno = errno;
@@ -106,7 +67,8 @@ static struct row *new_row(struct ctx *c, enum mode mode, int op,
 	}
 	struct row *r = &c->rows[c->nrows++];
 	*r = (struct row){.mode = mode, .op = op, .f = f, .victim = size};
-	r->nt = pol_is_idle(f) ? -1 : fn_streams(f, c->o->size, 0);
+	r->nt = pol_is_idle(f) ? -1 : pol_is_streamread(f) ? 1
+	      : fn_streams(f, c->o->size, 0);
 	r->gbps = r->base_ns = r->with_ns = r->slowdown = NAN;
 	r->total_ms = r->aggr_ms = r->lookup_ms = NAN;
 	r->miss_base = r->miss_with = r->ref_base = r->ref_with = NAN;
@@ -276,23 +238,6 @@ const struct mode_def pol_after = {
 /* against the same read after the reference (cached) write            */
 /* ------------------------------------------------------------------ */
 
-/* The consumer: sum the 8-byte words of [p, p + n). */
-static uint64_t consume(const unsigned char *p, size_t n)
-{
-	const uint64_t *w = (const uint64_t *)p;
-	uint64_t a = 0, b = 0, x = 0, y = 0;
-	size_t words = n / 8, i = 0;
-	for (; i + 4 <= words; i += 4) {
-		a += w[i];
-		b += w[i + 1];
-		x += w[i + 2];
-		y += w[i + 3];
-	}
-	for (; i < words; i++)
-		a += w[i];
-	return a + b + x + y;
-}
-
 static int reread_start(struct mode_run *m, struct cli_error *e)
 {
 	(void)e;
@@ -311,7 +256,7 @@ static void reread_sample(struct mode_run *m, size_t k, long r)
 	uint64_t ta = pol_aggress(m->c, m->fn[k]);
 	perfcount_read(&m->c->pc, &a);
 	uint64_t t0 = now_ns();
-	pol_sink += (uintptr_t)consume(m->tail, m->row_size);
+	pol_sink += (uintptr_t)pol_consume(m->tail, m->row_size);
 	uint64_t t1 = now_ns();
 	perfcount_read(&m->c->pc, &b);
 	s->with[r] = (double)(t1 - t0) / (double)m->lines;

@@ -46,6 +46,15 @@ int pol_is_idle(const struct fn *f);
 /* "hinted": auto with the last --hot bytes as the hot region. */
 extern const struct fn pol_hinted[NOPS];
 int pol_is_hinted(const struct fn *f);
+/* "streamread": streaming over everything, then the last --hot bytes read
+ * by the caller: what any way of caching the hot region costs others. */
+extern const struct fn pol_streamread[NOPS];
+int pol_is_streamread(const struct fn *f);
+/* One call of f (not idle) over the buffers; 0, or -1 with errno. */
+int pol_run(struct ctx *c, const struct fn *f);
+/* The consumer of reread and streamread: sums the 8-byte words of
+ * [p, p + n). */
+uint64_t pol_consume(const unsigned char *p, size_t n);
 
 /* Samples of one slot, one per run. */
 struct samples {

@@ -79,6 +79,8 @@ static const struct fn *resolve(const struct popts *o, int op, const char *name)
 		return pol_policy_fn(o, op, 0);
 	if (!strcmp(name, "hinted"))
 		return &pol_hinted[op];
+	if (!strcmp(name, "streamread"))
+		return &pol_streamread[op];
 	return fn_find(o->fns[op], o->nfns[op], name);
 }
 
@@ -337,5 +339,7 @@ void pol_list_functions(FILE *f, struct popts *o)
 			"cached", "", c ? c->name : "none");
 		fprintf(f, "  %-12s %-9s %s\n", "hinted", "",
 			pol_hinted[op].description);
+		fprintf(f, "  %-12s %-9s %s\n", "streamread", "",
+			pol_streamread[op].description);
 	}
 }
