@@ -370,22 +370,6 @@ void ntm_cpu_plan(const struct cpu *cpu, struct cache_plan *plan)
 		    "so the smaller is used", size_text(id->l3, a, sizeof a),
 		    size_text(fs->l3, b, sizeof b));
 	}
-	if (c->l3 > NTM_MAX_CREDIBLE_L3) {
-		plan->distrusted = 1;
-		say(plan, "an L3 of %s (%s) is more than any socket has (%s): "
-		    "not trusted", size_text(c->l3, a, sizeof a), from,
-		    size_text(NTM_MAX_CREDIBLE_L3, b, sizeof b));
-		c->l3 = 0;
-	} else if (c->l3) {
-		say(plan, "L3 %s from %s", size_text(c->l3, a, sizeof a), from);
-	} else {
-#ifdef NTM_X86
-		say(plan, "no L3 size from CPUID or sysfs");
-#else
-		say(plan, "no L3 size from sysfs");
-#endif
-	}
-
 	unsigned shared = fs->l3_shared_by ? fs->l3_shared_by : id->l3_shared_by;
 	if (id->l3 && !id->l3_shared_by && !fs->l3_shared_by) {
 		plan->distrusted = 1;
@@ -397,6 +381,26 @@ void ntm_cpu_plan(const struct cpu *cpu, struct cache_plan *plan)
 	if (shared == 0 || shared > cpu->online_cpus)
 		shared = cpu->online_cpus;
 	c->l3_shared_by = shared ? shared : 1;
+
+	if (c->l3 / c->l3_shared_by > NTM_MAX_CREDIBLE_L3_SHARE) {
+		char d[32];
+		plan->distrusted = 1;
+		say(plan, "an L3 of %s (%s) shared by %u CPU%s is %s a CPU, over "
+		    "the %s no part has exceeded: not trusted",
+		    size_text(c->l3, a, sizeof a), from, c->l3_shared_by,
+		    c->l3_shared_by == 1 ? "" : "s",
+		    size_text(c->l3 / c->l3_shared_by, b, sizeof b),
+		    size_text(NTM_MAX_CREDIBLE_L3_SHARE, d, sizeof d));
+		c->l3 = 0;
+	} else if (c->l3) {
+		say(plan, "L3 %s from %s", size_text(c->l3, a, sizeof a), from);
+	} else {
+#ifdef NTM_X86
+		say(plan, "no L3 size from CPUID or sysfs");
+#else
+		say(plan, "no L3 size from sysfs");
+#endif
+	}
 }
 
 unsigned ntm_dczva_block(uint64_t dczid)

@@ -91,10 +91,15 @@ const char *ntm_cpu_feature_name(unsigned feature);
 const char *ntm_cpu_missing(const struct cpu *cpu, unsigned need);
 
 /* The caches the default policy plans with.  Reported topology that
- * cannot be true is not trusted: an L3 over NTM_MAX_CREDIBLE_L3 (VMs
- * report hundreds of MiB), "shared by 0" CPUs, CPUID and sysfs giving
- * different L3 sizes.  caches.l3 == 0 when no size can be trusted. */
-#define NTM_MAX_CREDIBLE_L3 ((size_t)256 << 20)
+ * cannot be true is not trusted: more L3 per sharing CPU than
+ * NTM_MAX_CREDIBLE_L3_SHARE (a VM shows the host's whole L3 as shared by
+ * its own few CPUs), "shared by 0" CPUs, CPUID and sysfs giving different
+ * L3 sizes.  caches.l3 == 0 when no size can be trusted.
+ *
+ * The most L3 a core has had is 48 MiB: AMD's EPYC 9184X, 96 MiB for
+ * each CCD of 2 cores.  The largest single L3s (Intel Xeon 6, 480-504 MB)
+ * serve 96-128 cores, about 5 MiB each. */
+#define NTM_MAX_CREDIBLE_L3_SHARE ((size_t)64 << 20)
 
 struct cache_plan {
 	struct cache_info caches;  /* l3_shared_by >= 1 */

@@ -25,9 +25,10 @@
  * floor: below 8 MiB streaming always lost in the seeds' tables (2-16 MB).
  * With no size that can be trusted, 64 MiB: at least the L3 of one socket
  * of most servers sold before 2025, so streaming starts late rather than
- * early (early costs bandwidth, late only cache).  No cap is needed: an
- * L3 above NTM_MAX_CREDIBLE_L3 is not trusted.  A copy touches twice its
- * size (source and destination), so it streams from half the share. */
+ * early (early costs bandwidth, late only cache).  No cap is needed: more
+ * than NTM_MAX_CREDIBLE_L3_SHARE a CPU is not trusted.  A copy touches
+ * twice its size (source and destination), so it streams from half the
+ * share. */
 #define THRESHOLD_FLOOR (8 * MiB)
 
 /* Below this the built-in ladder uses the entry points' own vector loop,

@@ -280,8 +280,17 @@ static void test_topology(void)
 	expect_plan("a sane L3, sysfs's sharing wins over CPUID's ID count",
 		    fake(32 * MiB, 16, 32 * MiB, 2, 2), 32 * MiB, 2, 0,
 		    "L3 32 MiB from CPUID", 16 * MiB, 8 * MiB);
-	expect_plan("an L3 over 256 MiB is not trusted (a VM's 480 MiB)",
+	expect_plan("480 MiB for 2 CPUs is not trusted (a VM's view of its host)",
 		    fake(480 * MiB, 2, 480 * MiB, 2, 2), 0, 2, 1,
+		    "240 MiB a CPU", 64 * MiB, 32 * MiB);
+	expect_plan("480 MiB for 96 CPUs is (a Xeon 6 socket)",
+		    fake(480 * MiB, 128, 480 * MiB, 96, 96), 480 * MiB, 96, 0,
+		    "L3 480 MiB from CPUID", 8 * MiB, 8 * MiB);
+	expect_plan("64 MiB for 1 CPU is trusted",
+		    fake(64 * MiB, 1, 64 * MiB, 1, 1), 64 * MiB, 1, 0,
+		    "L3 64 MiB from CPUID", 64 * MiB, 32 * MiB);
+	expect_plan("65 MiB for 1 CPU is not trusted",
+		    fake(65 * MiB, 1, 65 * MiB, 1, 1), 0, 1, 1,
 		    "not trusted", 64 * MiB, 32 * MiB);
 	expect_plan("CPUID's 508 MiB shared by 0, no sysfs",
 		    fake(508 * MiB, 0, 0, 0, 2), 0, 2, 1, "shared by 0", 64 * MiB,
