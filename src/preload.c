@@ -38,18 +38,11 @@
 #include <string.h>
 #include <strings.h>
 
+#include "glibc_chk.h"
 #include "libc.h"
 #include "ntmem.h"
 #include "preload.h"
 
-/* The fortified forms: glibc's names, which no header declares. */
-void *__memset_chk(void *dst, int c, size_t n, size_t dstlen);
-void *__memcpy_chk(void *dst, const void *src, size_t n, size_t dstlen);
-void *__memmove_chk(void *dst, const void *src, size_t n, size_t dstlen);
-void *__mempcpy_chk(void *dst, const void *src, size_t n, size_t dstlen);
-void __explicit_bzero_chk(void *dst, size_t n, size_t dstlen);
-void *__mempcpy(void *dst, const void *src, size_t n);
-void __bzero(void *dst, size_t n);
 
 /* Prints "*** buffer overflow detected ***: terminated" and aborts.  Weak:
  * a C library without it (not glibc) still gets the abort. */

@@ -54,6 +54,8 @@
  * unknown ones) goes to C, which checks them. */
 #define ENTRY_FLAGS (NTMEM_F_TEMPORAL | NTMEM_F_NOFENCE | NTMEM_F_NOZEROFILL)
 
+#include "classes_x86_64.h"
+
 /* ------------------------------------------------------------------ */
 /* The exception table                                                 */
 /* ------------------------------------------------------------------ */
@@ -80,14 +82,6 @@ ntm_extable_start:
 .endm
 
 	.section .text.ntm_guarded, "ax", @progbits
-
-.macro FUNCTION name
-	.globl	\name
-	.hidden	\name
-	.type	\name, @function
-	.p2align 6
-\name:
-.endm
 
 .macro END name
 	.size	\name, . - \name
@@ -193,209 +187,6 @@ ntm_replay_set:
 	GUARD	.Lrs_store, .Lrs_stored, .Lrs_write_fault
 
 /* ------------------------------------------------------------------ */
-/* Size classes up to 8 vectors                                        */
-/* ------------------------------------------------------------------ */
-
-/* One to two vectors: the commonest small class, also run on its own by
- * the entry points. */
-.macro COPY_UPTO2 V, movu, r0, r1, d, s, n
-	\movu	(\s), \r0
-	\movu	-\V(\s,\n), \r1
-	\movu	\r1, -\V(\d,\n)
-	\movu	\r0, (\d)
-.endm
-
-.macro SET_UPTO2 V, movu, r0, d, n
-	\movu	\r0, (\d)
-	\movu	\r0, -\V(\d,\n)
-.endm
-
-/*
- * COPY_SMALL: copy \n bytes (at most 8 vectors; more jumps to \above)
- * from \s to \d with overlapping unaligned loads and stores, and end with
- * "\fin \arg".  All loads come before any store, so it is also memmove.
- * The store covering the last byte goes first and the one covering the
- * first byte second: \n is at most 8 vectors, so those two touch every
- * page the destination spans, and after they succeed no later store can
- * fault (safe.c relies on this for overlapping buffers).  Clobbers r9,
- * r11 and the vector registers named.
- */
-.macro COPY_SMALL V, movu, r0, r1, r2, r3, r4, r5, r6, r7, h32a, h32b, h16a, h16b, movh, d, s, n, fin, arg, above, not2
-	cmp	$\V, \n
-	jb	.Lcs_below_\@
-	.ifb \not2
-	cmp	$2*\V, \n
-	ja	.Lcs_above2_\@
-	COPY_UPTO2 \V, \movu, \r0, \r1, \d, \s, \n
-	\fin	\arg
-	.endif
-.Lcs_above2_\@:
-	cmp	$4*\V, \n
-	ja	.Lcs_above4_\@
-	\movu	(\s), \r0
-	\movu	\V(\s), \r1
-	\movu	-2*\V(\s,\n), \r2
-	\movu	-\V(\s,\n), \r3
-	\movu	\r3, -\V(\d,\n)
-	\movu	\r0, (\d)
-	\movu	\r1, \V(\d)
-	\movu	\r2, -2*\V(\d,\n)
-	\fin	\arg
-.Lcs_above4_\@:
-	.ifnb \above
-	cmp	$8*\V, \n
-	ja	\above
-	.endif
-	\movu	(\s), \r0
-	\movu	\V(\s), \r1
-	\movu	2*\V(\s), \r2
-	\movu	3*\V(\s), \r3
-	\movu	-4*\V(\s,\n), \r4
-	\movu	-3*\V(\s,\n), \r5
-	\movu	-2*\V(\s,\n), \r6
-	\movu	-\V(\s,\n), \r7
-	\movu	\r7, -\V(\d,\n)
-	\movu	\r0, (\d)
-	\movu	\r1, \V(\d)
-	\movu	\r2, 2*\V(\d)
-	\movu	\r3, 3*\V(\d)
-	\movu	\r4, -4*\V(\d,\n)
-	\movu	\r5, -3*\V(\d,\n)
-	\movu	\r6, -2*\V(\d,\n)
-	\fin	\arg
-.Lcs_below_\@:
-	.if \V > 32
-	cmp	$32, \n
-	jb	.Lcs_below32_\@
-	\movh	(\s), \h32a
-	\movh	-32(\s,\n), \h32b
-	\movh	\h32b, -32(\d,\n)
-	\movh	\h32a, (\d)
-	\fin	\arg
-.Lcs_below32_\@:
-	.endif
-	.if \V > 16
-	cmp	$16, \n
-	jb	.Lcs_below16_\@
-	\movh	(\s), \h16a
-	\movh	-16(\s,\n), \h16b
-	\movh	\h16b, -16(\d,\n)
-	\movh	\h16a, (\d)
-	\fin	\arg
-.Lcs_below16_\@:
-	.endif
-	cmp	$8, \n
-	jb	.Lcs_below8_\@
-	mov	(\s), %r9
-	mov	-8(\s,\n), %r11
-	mov	%r11, -8(\d,\n)
-	mov	%r9, (\d)
-	\fin	\arg
-.Lcs_below8_\@:
-	cmp	$4, \n
-	jb	.Lcs_below4_\@
-	mov	(\s), %r9d
-	mov	-4(\s,\n), %r11d
-	mov	%r11d, -4(\d,\n)
-	mov	%r9d, (\d)
-	\fin	\arg
-.Lcs_below4_\@:
-	cmp	$2, \n
-	jb	.Lcs_below2_\@
-	movzwl	(\s), %r9d
-	movzwl	-2(\s,\n), %r11d
-	mov	%r11w, -2(\d,\n)
-	mov	%r9w, (\d)
-	\fin	\arg
-.Lcs_below2_\@:
-	test	\n, \n
-	jz	.Lcs_none_\@
-	movzbl	(\s), %r9d
-	mov	%r9b, (\d)
-.Lcs_none_\@:
-	\fin	\arg
-.endm
-
-/*
- * SET_SMALL: fill \n bytes (at most 8 vectors; more jumps to \above) at
- * \d with the byte pattern in \r0 (\h32a, \h16a: its low halves), ending
- * with "\fin \arg".  Below 16 bytes \gpr copies the pattern into rax.
- */
-.macro SET_SMALL V, movu, r0, h32a, h16a, movh, gpr, d, n, fin, arg, above, not2
-	cmp	$\V, \n
-	jb	.Lss_below_\@
-	.ifb \not2
-	cmp	$2*\V, \n
-	ja	.Lss_above2_\@
-	SET_UPTO2 \V, \movu, \r0, \d, \n
-	\fin	\arg
-	.endif
-.Lss_above2_\@:
-	cmp	$4*\V, \n
-	ja	.Lss_above4_\@
-	\movu	\r0, (\d)
-	\movu	\r0, \V(\d)
-	\movu	\r0, -2*\V(\d,\n)
-	\movu	\r0, -\V(\d,\n)
-	\fin	\arg
-.Lss_above4_\@:
-	.ifnb \above
-	cmp	$8*\V, \n
-	ja	\above
-	.endif
-	\movu	\r0, (\d)
-	\movu	\r0, \V(\d)
-	\movu	\r0, 2*\V(\d)
-	\movu	\r0, 3*\V(\d)
-	\movu	\r0, -4*\V(\d,\n)
-	\movu	\r0, -3*\V(\d,\n)
-	\movu	\r0, -2*\V(\d,\n)
-	\movu	\r0, -\V(\d,\n)
-	\fin	\arg
-.Lss_below_\@:
-	.if \V > 32
-	cmp	$32, \n
-	jb	.Lss_below32_\@
-	\movh	\h32a, (\d)
-	\movh	\h32a, -32(\d,\n)
-	\fin	\arg
-.Lss_below32_\@:
-	.endif
-	.if \V > 16
-	cmp	$16, \n
-	jb	.Lss_below16_\@
-	\movh	\h16a, (\d)
-	\movh	\h16a, -16(\d,\n)
-	\fin	\arg
-.Lss_below16_\@:
-	.endif
-	\gpr
-	cmp	$8, \n
-	jb	.Lss_below8_\@
-	mov	%rax, (\d)
-	mov	%rax, -8(\d,\n)
-	\fin	\arg
-.Lss_below8_\@:
-	cmp	$4, \n
-	jb	.Lss_below4_\@
-	mov	%eax, (\d)
-	mov	%eax, -4(\d,\n)
-	\fin	\arg
-.Lss_below4_\@:
-	cmp	$2, \n
-	jb	.Lss_below2_\@
-	mov	%ax, (\d)
-	mov	%ax, -2(\d,\n)
-	\fin	\arg
-.Lss_below2_\@:
-	test	\n, \n
-	jz	.Lss_none_\@
-	mov	%al, (\d)
-.Lss_none_\@:
-	\fin	\arg
-.endm
-
-/* ------------------------------------------------------------------ */
 /* Cached loops: n > 8 vectors, buffers apart                          */
 /* ------------------------------------------------------------------ */
 
@@ -411,38 +202,14 @@ ntm_replay_set:
 	mov	%rsi, %r8
 	sub	%rdi, %r8
 	lea	(%rdi,%rdx), %r10
-	\movu	(%rsi), \r0
-	\movu	\V(%rsi), \r1
-	\movu	2*\V(%rsi), \r2
-	\movu	3*\V(%rsi), \r3
-	\movu	\r0, (%rdi)
-	\movu	\r1, \V(%rdi)
-	\movu	\r2, 2*\V(%rdi)
-	\movu	\r3, 3*\V(%rdi)
+	LOAD_4V	\V, \movu, \r0, \r1, \r2, \r3, %rsi
+	STORE_4V \V, \movu, \r0, \r1, \r2, \r3, %rdi
 	lea	4*\V(%rdi), %rcx
 	and	$-\V, %rcx
 	lea	-4*\V(%r10), %r9
-	.p2align 4
-.Lcl_loop_\@:
-	\movu	(%rcx,%r8), \r0
-	\movu	\V(%rcx,%r8), \r1
-	\movu	2*\V(%rcx,%r8), \r2
-	\movu	3*\V(%rcx,%r8), \r3
-	\mova	\r0, (%rcx)
-	\mova	\r1, \V(%rcx)
-	\mova	\r2, 2*\V(%rcx)
-	\mova	\r3, 3*\V(%rcx)
-	add	$4*\V, %rcx
-	cmp	%r9, %rcx
-	jb	.Lcl_loop_\@
-	\movu	(%r9,%r8), \r0
-	\movu	\V(%r9,%r8), \r1
-	\movu	2*\V(%r9,%r8), \r2
-	\movu	3*\V(%r9,%r8), \r3
-	\movu	\r0, (%r9)
-	\movu	\r1, \V(%r9)
-	\movu	\r2, 2*\V(%r9)
-	\movu	\r3, 3*\V(%r9)
+	COPY_BLOCKS \V, \movu, \mova, \r0, \r1, \r2, \r3, %r9
+	LOAD_4V	\V, \movu, \r0, \r1, \r2, \r3, %r9, %r8
+	STORE_4V \V, \movu, \r0, \r1, \r2, \r3, %r9
 	\fin	\arg
 .endm
 
@@ -450,26 +217,12 @@ ntm_replay_set:
 .macro SET_LOOP V, movu, mova, r0, fin, arg
 	mov	%rdi, %rcx
 	lea	(%rdi,%rdx), %r10
-	\movu	\r0, (%rdi)
-	\movu	\r0, \V(%rdi)
-	\movu	\r0, 2*\V(%rdi)
-	\movu	\r0, 3*\V(%rdi)
+	SET_4V	\V, \movu, \r0, %rdi
 	lea	4*\V(%rdi), %rcx
 	and	$-\V, %rcx
 	lea	-4*\V(%r10), %r9
-	.p2align 4
-.Lsl_loop_\@:
-	\mova	\r0, (%rcx)
-	\mova	\r0, \V(%rcx)
-	\mova	\r0, 2*\V(%rcx)
-	\mova	\r0, 3*\V(%rcx)
-	add	$4*\V, %rcx
-	cmp	%r9, %rcx
-	jb	.Lsl_loop_\@
-	\movu	\r0, (%r9)
-	\movu	\r0, \V(%r9)
-	\movu	\r0, 2*\V(%r9)
-	\movu	\r0, 3*\V(%r9)
+	SET_BLOCKS \V, \mova, \r0, %r9
+	SET_4V	\V, \movu, \r0, %r9
 	\fin	\arg
 .endm
 
@@ -487,6 +240,33 @@ ntm_replay_set:
  * arguments of its width, which \smallargs names.  Keeps r8 and r10;
  * the body end lives in rdi.
  */
+/* Whole lines with \line from rcx up to \end (64-byte aligned), four an
+ * iteration, then one at a time; rcx ends at \end. */
+.macro NT_LINES line, end
+	lea	256(%rcx), %r9
+	cmp	\end, %r9
+	ja	.Lnl_one_\@
+	.p2align 4
+.Lnl_four_\@:
+	\line	0
+	\line	64
+	\line	128
+	\line	192
+	add	$256, %rcx
+	lea	256(%rcx), %r9
+	cmp	\end, %r9
+	jbe	.Lnl_four_\@
+.Lnl_one_\@:
+	cmp	\end, %rcx
+	jae	.Lnl_done_\@
+.Lnl_oneloop_\@:
+	\line	0
+	add	$64, %rcx
+	cmp	\end, %rcx
+	jb	.Lnl_oneloop_\@
+.Lnl_done_\@:
+.endm
+
 .macro NT_COPY name, line, smallargs, fix, vzu
 FUNCTION \name
 	mov	%rdi, %rcx
@@ -533,28 +313,7 @@ FUNCTION \name
 	add	$12288, %rcx
 	jmp	.Lnc_block_\@
 .Lnc_lines_\@:
-	lea	256(%rcx), %r9
-	cmp	%rdi, %r9
-	ja	.Lnc_one_\@
-	.p2align 4
-.Lnc_four_\@:
-	\line	0
-	\line	64
-	\line	128
-	\line	192
-	add	$256, %rcx
-	lea	256(%rcx), %r9
-	cmp	%rdi, %r9
-	jbe	.Lnc_four_\@
-.Lnc_one_\@:
-	cmp	%rdi, %rcx
-	jae	.Lnc_tail_\@
-.Lnc_oneloop_\@:
-	\line	0
-	add	$64, %rcx
-	cmp	%rdi, %rcx
-	jb	.Lnc_oneloop_\@
-.Lnc_tail_\@:
+	NT_LINES \line, %rdi
 	mov	%r10, %rdx
 	sub	%rcx, %rdx
 	lea	(%rcx,%r8), %rsi
@@ -586,28 +345,7 @@ FUNCTION \name
 	add	%r11, %rcx
 	mov	%r10, %r8
 	and	$-64, %r8
-	lea	256(%rcx), %r9
-	cmp	%r8, %r9
-	ja	.Lns_one_\@
-	.p2align 4
-.Lns_four_\@:
-	\line	0
-	\line	64
-	\line	128
-	\line	192
-	add	$256, %rcx
-	lea	256(%rcx), %r9
-	cmp	%r8, %r9
-	jbe	.Lns_four_\@
-.Lns_one_\@:
-	cmp	%r8, %rcx
-	jae	.Lns_tail_\@
-.Lns_oneloop_\@:
-	\line	0
-	add	$64, %rcx
-	cmp	%r8, %rcx
-	jb	.Lns_oneloop_\@
-.Lns_tail_\@:
+	NT_LINES \line, %r8
 	mov	%r10, %rdx
 	sub	%rcx, %rdx
 	mov	%rcx, %rdi
@@ -624,27 +362,61 @@ FUNCTION \name
 /* ------------------------------------------------------------------ */
 
 /*
- * WIDTH w, V, ...: the entry points, cached loops and streaming loops of
- * one width.  bcast: fills \r0 with the byte in sil (may clobber eax);
- * gpr: copies 8 bytes of it into rax.  h32a/h32b and h16a/h16b: 32- and
- * 16-byte registers for the classes below one vector (the a's are the low
- * halves of \r0), movh their move.  gate: this width's slot in
- * ntm_safe_gate.
+ * The end of entry point ntm_safe_OP_W, whose labels start .LP: on to C
+ * for the rest (.LP_c_W), and the fixups.  A fault in the small path
+ * (.LP_small_W up to .LP_large_W) goes to C with the arguments; one in
+ * the loop (.LP_loop_W up to .LP_c_W), with how far it got in r8 and the
+ * flags, kept in r11d, back in ecx.
  */
-.macro WIDTH w, V, movu, mova, movnt, r0, r1, r2, r3, r4, r5, r6, r7, h32a, h32b, h16a, h16b, movh, bcast, gpr, gate, vzu
+.macro SAFE_EXITS op, p, w, vzu
+.L\p\()_c_\w:
+	VZU	\vzu
+	jmp	ntm_\op\()_safe_slow
+	END	ntm_safe_\op\()_\w
+.L\p\()_small_fault_\w:
+	VZU	\vzu
+	jmp	ntm_\op\()_safe_small_fault
+.L\p\()_loop_fault_\w:
+	VZU	\vzu
+	mov	%rcx, %r8
+	sub	%rdi, %r8
+	mov	%r11d, %ecx
+	jmp	ntm_\op\()_safe_resume
+	GUARD	.L\p\()_small_\w, .L\p\()_large_\w, .L\p\()_small_fault_\w
+	GUARD	.L\p\()_loop_\w, .L\p\()_c_\w, .L\p\()_loop_fault_\w
+.endm
+
+/*
+ * WIDTH w, V, ...: the entry points, cached loops and streaming loops of
+ * one width.  bcast: fills \r0 with the byte in sil (may clobber r9);
+ * qword: copies 8 bytes of it into a register.  h32a/h32b and h16a/h16b:
+ * 32- and 16-byte registers for the classes below one vector (the a's
+ * are the low halves of \r0), movh their move.  gate: this width's slot
+ * in ntm_safe_gate.
+ */
+.macro WIDTH w, V, movu, mova, movnt, r0, r1, r2, r3, r4, r5, r6, r7, h32a, h32b, h16a, h16b, movh, bcast, qword, gate, vzu
 
 /* The partial-line macros of this width, with its registers bound. */
 .macro COPY_SMALL_\w d, s, n, fin, arg, above, not2
-	COPY_SMALL \V, \movu, \r0, \r1, \r2, \r3, \r4, \r5, \r6, \r7, \h32a, \h32b, \h16a, \h16b, \movh, \d, \s, \n, \fin, \arg, \above, \not2
+	COPY_SMALL \V, \movu, \r0, \r1, \r2, \r3, \r4, \r5, \r6, \r7, \h32a, \h32b, \h16a, \h16b, \movh, \d, \s, \n, 1, \fin, \arg, \above, \not2
 .endm
 .macro SET_SMALL_\w d, n, fin, arg, above, not2
-	SET_SMALL \V, \movu, \r0, \h32a, \h16a, \movh, \gpr, \d, \n, \fin, \arg, \above, \not2
+	SET_SMALL \V, \movu, \r0, \h32a, \h16a, \movh, \qword, \d, \n, \fin, \arg, \above, \not2
 .endm
 .macro FILL_\w
 	\bcast
 .endm
-.macro GPR_\w
-	\gpr
+/* One line of streaming stores at OFF(%rcx), from a..d (the registers
+ * this width needs of them). */
+.macro NT_STORE_LINE_\w off, a, b, c, d
+	\movnt	\a, \off(%rcx)
+	.if \V < 64
+	\movnt	\b, \off+\V(%rcx)
+	.endif
+	.if \V < 32
+	\movnt	\c, \off+2*\V(%rcx)
+	\movnt	\d, \off+3*\V(%rcx)
+	.endif
 .endm
 .macro NT_COPY_LINE_\w off
 	\movu	\off(%rcx,%r8), \r0
@@ -655,24 +427,10 @@ FUNCTION \name
 	\movu	\off+2*\V(%rcx,%r8), \r2
 	\movu	\off+3*\V(%rcx,%r8), \r3
 	.endif
-	\movnt	\r0, \off(%rcx)
-	.if \V < 64
-	\movnt	\r1, \off+\V(%rcx)
-	.endif
-	.if \V < 32
-	\movnt	\r2, \off+2*\V(%rcx)
-	\movnt	\r3, \off+3*\V(%rcx)
-	.endif
+	NT_STORE_LINE_\w \off, \r0, \r1, \r2, \r3
 .endm
 .macro NT_SET_LINE_\w off
-	\movnt	\r0, \off(%rcx)
-	.if \V < 64
-	\movnt	\r0, \off+\V(%rcx)
-	.endif
-	.if \V < 32
-	\movnt	\r0, \off+2*\V(%rcx)
-	\movnt	\r0, \off+3*\V(%rcx)
-	.endif
+	NT_STORE_LINE_\w \off, \r0, \r0, \r0, \r0
 .endm
 
 /* A loop that faulted: clear the upper state (AVX), then replay. */
@@ -742,7 +500,7 @@ FUNCTION ntm_safe_copy_\w
 	cmp	%r9, %rax
 	jae	.Lsc_other_\w
 .Lsc_small_\w:
-	COPY_UPTO2 \V, \movu, \r0, \r1, %rdi, %rsi, %rdx
+	COPY_PAIR \V, \movu, \r0, \r1, \movu, \r0, \r1, %rdi, %rsi, %rdx, 1
 	RET_ENTRY \vzu
 .Lsc_other_\w:
 	/* The same load of the gate: installed, so n is not one to two
@@ -765,21 +523,7 @@ FUNCTION ntm_safe_copy_\w
 	mov	%ecx, %r11d
 .Lsc_loop_\w:
 	COPY_LOOP \V, \movu, \mova, \r0, \r1, \r2, \r3, RET_ENTRY, \vzu
-.Lsc_c_\w:
-	VZU	\vzu
-	jmp	ntm_copy_safe_slow
-	END	ntm_safe_copy_\w
-.Lsc_small_fault_\w:
-	VZU	\vzu
-	jmp	ntm_copy_safe_small_fault
-.Lsc_loop_fault_\w:
-	VZU	\vzu
-	mov	%rcx, %r8
-	sub	%rdi, %r8
-	mov	%r11d, %ecx
-	jmp	ntm_copy_safe_resume
-	GUARD	.Lsc_small_\w, .Lsc_large_\w, .Lsc_small_fault_\w
-	GUARD	.Lsc_loop_\w, .Lsc_c_\w, .Lsc_loop_fault_\w
+	SAFE_EXITS copy, sc, \w, \vzu
 
 FUNCTION ntm_safe_set_\w
 	test	$~ENTRY_FLAGS, %ecx
@@ -790,7 +534,7 @@ FUNCTION ntm_safe_set_\w
 	cmp	%r9, %rax
 	jae	.Lss_other_\w
 .Lss_small_\w:
-	SET_UPTO2 \V, \movu, \r0, %rdi, %rdx
+	SET_PAIR \V, \movu, \r0, %rdi, %rdx
 	RET_ENTRY \vzu
 .Lss_other_\w:
 	test	%r9, %r9         /* as for copies */
@@ -802,53 +546,12 @@ FUNCTION ntm_safe_set_\w
 	mov	%ecx, %r11d
 .Lss_loop_\w:
 	SET_LOOP \V, \movu, \mova, \r0, RET_ENTRY, \vzu
-.Lss_c_\w:
-	VZU	\vzu
-	jmp	ntm_set_safe_slow
-	END	ntm_safe_set_\w
-.Lss_small_fault_\w:
-	VZU	\vzu
-	jmp	ntm_set_safe_small_fault
-.Lss_loop_fault_\w:
-	VZU	\vzu
-	mov	%rcx, %r8
-	sub	%rdi, %r8
-	mov	%r11d, %ecx
-	jmp	ntm_set_safe_resume
-	GUARD	.Lss_small_\w, .Lss_large_\w, .Lss_small_fault_\w
-	GUARD	.Lss_loop_\w, .Lss_c_\w, .Lss_loop_fault_\w
+	SAFE_EXITS set, ss, \w, \vzu
 .endm
 
-/* Broadcasts of the byte in sil into a whole vector (AVX2: VPBROADCASTB;
- * AVX-512BW from a general register), and 8 bytes of it into rax.  (gas
- * compares macro names without case: these must differ from FILL_w and
- * GPR_w in more than case.) */
-.macro BCAST_SSE2
-	movzbl	%sil, %eax
-	imul	$0x01010101, %eax, %eax
-	movd	%eax, %xmm0
-	pshufd	$0, %xmm0, %xmm0
-.endm
-.macro MOVQ_XMM0_RAX
-	movq	%xmm0, %rax
-.endm
-.macro BCAST_AVX2
-	vmovd	%esi, %xmm0
-	vpbroadcastb %xmm0, %ymm0
-.endm
-.macro VMOVQ_XMM0_RAX
-	vmovq	%xmm0, %rax
-.endm
-.macro BCAST_EVEX
-	vpbroadcastb %esi, %zmm16
-.endm
-.macro VMOVQ_XMM16_RAX
-	vmovq	%xmm16, %rax
-.endm
-
-WIDTH sse2, 16, movdqu, movdqa, movntdq, %xmm0, %xmm1, %xmm2, %xmm3, %xmm4, %xmm5, %xmm6, %xmm7, none, none, none, none, movdqu, BCAST_SSE2, MOVQ_XMM0_RAX, 0, 0
-WIDTH avx, 32, vmovdqu, vmovdqa, vmovntdq, %ymm0, %ymm1, %ymm2, %ymm3, %ymm4, %ymm5, %ymm6, %ymm7, none, none, %xmm0, %xmm1, vmovdqu, BCAST_AVX2, VMOVQ_XMM0_RAX, 1, 1
-WIDTH evex, 64, vmovdqu64, vmovdqa64, vmovntdq, %zmm16, %zmm17, %zmm18, %zmm19, %zmm20, %zmm21, %zmm22, %zmm23, %ymm16, %ymm17, %xmm16, %xmm17, vmovdqu64, BCAST_EVEX, VMOVQ_XMM16_RAX, 2, 0
+WIDTH sse2, 16, movdqu, movdqa, movntdq, %xmm0, %xmm1, %xmm2, %xmm3, %xmm4, %xmm5, %xmm6, %xmm7, none, none, none, none, movdqu, BCAST_SSE2, QWORD_SSE2, 0, 0
+WIDTH avx, 32, vmovdqu, vmovdqa, vmovntdq, %ymm0, %ymm1, %ymm2, %ymm3, %ymm4, %ymm5, %ymm6, %ymm7, none, none, %xmm0, %xmm1, vmovdqu, BCAST_AVX2, QWORD_AVX2, 1, 1
+WIDTH evex, 64, vmovdqu64, vmovdqa64, vmovntdq, %zmm16, %zmm17, %zmm18, %zmm19, %zmm20, %zmm21, %zmm22, %zmm23, %ymm16, %ymm17, %xmm16, %xmm17, vmovdqu64, BCAST_EVEX, QWORD_EVEX, 2, 0
 
 /* ------------------------------------------------------------------ */
 /* rep movsb, rep stosb                                                */
@@ -920,7 +623,7 @@ FUNCTION ntm_guarded_set_stosb
 	NT_COPY ntm_guarded_copy_movnti, MOVNTI_COPY_LINE, COPY_SMALL_sse2, .Lfix_copy_sse2, 0
 .macro MOVNTI_SETUP
 	FILL_sse2
-	GPR_sse2
+	QWORD_SSE2 %rax
 .endm
 	NT_SET ntm_guarded_set_movnti, MOVNTI_SETUP, MOVNTI_SET_LINE, SET_SMALL_sse2, .Lfix_set_sse2, 0
 

@@ -13,18 +13,12 @@
  *                         refuses them before the shim sees them
  */
 #include "helper.h"
+#include "glibc_chk.h"
 
 #include <string.h>
 #include <strings.h>
 #include <sys/mman.h>
 
-void *__memset_chk(void *dst, int c, size_t n, size_t dstlen);
-void *__memcpy_chk(void *dst, const void *src, size_t n, size_t dstlen);
-void *__memmove_chk(void *dst, const void *src, size_t n, size_t dstlen);
-void *__mempcpy_chk(void *dst, const void *src, size_t n, size_t dstlen);
-void __explicit_bzero_chk(void *dst, size_t n, size_t dstlen);
-void *__mempcpy(void *dst, const void *src, size_t n);
-void __bzero(void *dst, size_t n);
 
 /* Each function called the way a program calls it, through its PLT. */
 enum returns { RETURNS_DST, RETURNS_END, RETURNS_NOTHING };

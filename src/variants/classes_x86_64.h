@@ -1,0 +1,295 @@
+/*
+ * classes_x86_64.h - the size classes up to 8 vectors, the aligned
+ * 4-vector loops and the byte broadcasts, as assembler macros, written
+ * once for the entry points (entry_x86_64.S) and their guarded twins
+ * (guarded_x86_64.S), which alone include it.
+ *
+ * The classes: up to 2, 4 and 8 vectors, that many unaligned moves, half
+ * anchored at the end; below one vector, the 32-, 16-, 8-, 4- and 2-byte
+ * classes, two overlapping moves each, then a single byte.  A copy loads
+ * everything before it stores anything, so up to 8 vectors it is also
+ * memmove.  Its stores go in address order, except with tail_first=1
+ * (the guarded forms): the store holding the last byte goes first and
+ * the one holding the first byte second.  Up to 8 vectors those two
+ * touch every page the destination spans, so after they succeed no later
+ * store can fault (safe.c relies on this for overlapping buffers).
+ *
+ * Each class ends with "\fin \arg": a return macro and its argument, or
+ * JMP_TO and a label.  Scratch: r9 and r11, and the vector registers
+ * named; rcx, r8 and r10 are left alone (the guarded loops' contract).
+ */
+
+/* A hidden global function, 64-byte aligned. */
+.macro FUNCTION name
+	.globl	\name
+	.hidden	\name
+	.type	\name, @function
+	.p2align 6
+\name:
+.endm
+
+/* ------------------------------------------------------------------ */
+/* Copies                                                              */
+/* ------------------------------------------------------------------ */
+
+/* W <= n <= 2W: the first and the last W bytes.  ld and st differ where
+ * a narrow load zero-extends into a wider register. */
+.macro COPY_PAIR W, ld, la, lb, st, sa, sb, d, s, n, tail_first
+	\ld	(\s), \la
+	\ld	-\W(\s,\n), \lb
+	.if \tail_first
+	\st	\sb, -\W(\d,\n)
+	.endif
+	\st	\sa, (\d)
+	.ifeq \tail_first
+	\st	\sb, -\W(\d,\n)
+	.endif
+.endm
+
+/* One class below a vector: n in [W, 2W) copies, smaller n goes on. */
+.macro COPY_CLASS W, ld, la, lb, st, sa, sb, d, s, n, tail_first, fin, arg
+	cmp	$\W, \n
+	jb	.Lcc_next_\@
+	COPY_PAIR \W, \ld, \la, \lb, \st, \sa, \sb, \d, \s, \n, \tail_first
+	\fin	\arg
+.Lcc_next_\@:
+.endm
+
+/* The 4 vectors at \s (plus \i, if given) into r0-r3. */
+.macro LOAD_4V V, movu, r0, r1, r2, r3, s, i
+	.ifb \i
+	\movu	(\s), \r0
+	\movu	\V(\s), \r1
+	\movu	2*\V(\s), \r2
+	\movu	3*\V(\s), \r3
+	.else
+	\movu	(\s,\i), \r0
+	\movu	\V(\s,\i), \r1
+	\movu	2*\V(\s,\i), \r2
+	\movu	3*\V(\s,\i), \r3
+	.endif
+.endm
+
+/* The first and last 4 vectors into r0-r3 and r4-r7. */
+.macro LOAD_8V V, movu, r0, r1, r2, r3, r4, r5, r6, r7, s, n
+	LOAD_4V	\V, \movu, \r0, \r1, \r2, \r3, \s
+	\movu	-4*\V(\s,\n), \r4
+	\movu	-3*\V(\s,\n), \r5
+	\movu	-2*\V(\s,\n), \r6
+	\movu	-\V(\s,\n), \r7
+.endm
+
+/* r0-r3 to the first 4 vectors at \d. */
+.macro STORE_4V V, movu, r0, r1, r2, r3, d
+	\movu	\r0, (\d)
+	\movu	\r1, \V(\d)
+	\movu	\r2, 2*\V(\d)
+	\movu	\r3, 3*\V(\d)
+.endm
+
+/*
+ * n <= 8 vectors; above 8, a jump to \above (blank: n is at most 8
+ * vectors).  not2 (non-blank): the caller has excluded one to two
+ * vectors.
+ */
+.macro COPY_SMALL V, movu, r0, r1, r2, r3, r4, r5, r6, r7, h32a, h32b, h16a, h16b, movh, d, s, n, tail_first, fin, arg, above, not2
+	cmp	$\V, \n
+	jb	.Lcs_below_\@
+	.ifb \not2
+	cmp	$2*\V, \n
+	ja	.Lcs_above2_\@
+	COPY_PAIR \V, \movu, \r0, \r1, \movu, \r0, \r1, \d, \s, \n, \tail_first
+	\fin	\arg
+	.endif
+.Lcs_above2_\@:
+	cmp	$4*\V, \n
+	ja	.Lcs_above4_\@
+	\movu	(\s), \r0
+	\movu	\V(\s), \r1
+	\movu	-2*\V(\s,\n), \r2
+	\movu	-\V(\s,\n), \r3
+	.if \tail_first
+	\movu	\r3, -\V(\d,\n)
+	.endif
+	\movu	\r0, (\d)
+	\movu	\r1, \V(\d)
+	\movu	\r2, -2*\V(\d,\n)
+	.ifeq \tail_first
+	\movu	\r3, -\V(\d,\n)
+	.endif
+	\fin	\arg
+.Lcs_above4_\@:
+	.ifnb \above
+	cmp	$8*\V, \n
+	ja	\above
+	.endif
+	LOAD_8V \V, \movu, \r0, \r1, \r2, \r3, \r4, \r5, \r6, \r7, \s, \n
+	.if \tail_first
+	\movu	\r7, -\V(\d,\n)
+	.endif
+	STORE_4V \V, \movu, \r0, \r1, \r2, \r3, \d
+	\movu	\r4, -4*\V(\d,\n)
+	\movu	\r5, -3*\V(\d,\n)
+	\movu	\r6, -2*\V(\d,\n)
+	.ifeq \tail_first
+	\movu	\r7, -\V(\d,\n)
+	.endif
+	\fin	\arg
+.Lcs_below_\@:
+	.if \V > 32
+	COPY_CLASS 32, \movh, \h32a, \h32b, \movh, \h32a, \h32b, \d, \s, \n, \tail_first, \fin, \arg
+	.endif
+	.if \V > 16
+	COPY_CLASS 16, \movh, \h16a, \h16b, \movh, \h16a, \h16b, \d, \s, \n, \tail_first, \fin, \arg
+	.endif
+	COPY_CLASS 8, mov, %r9, %r11, mov, %r9, %r11, \d, \s, \n, \tail_first, \fin, \arg
+	COPY_CLASS 4, mov, %r9d, %r11d, mov, %r9d, %r11d, \d, \s, \n, \tail_first, \fin, \arg
+	COPY_CLASS 2, movzwl, %r9d, %r11d, mov, %r9w, %r11w, \d, \s, \n, \tail_first, \fin, \arg
+	test	\n, \n
+	jz	.Lcs_none_\@
+	movzbl	(\s), %r9d
+	mov	%r9b, (\d)
+.Lcs_none_\@:
+	\fin	\arg
+.endm
+
+/* Aligned 4-vector blocks from rcx while rcx < \end, from rcx + r8. */
+.macro COPY_BLOCKS V, movu, mova, r0, r1, r2, r3, end
+	.p2align 4
+.Lcb_\@:
+	\movu	(%rcx,%r8), \r0
+	\movu	\V(%rcx,%r8), \r1
+	\movu	2*\V(%rcx,%r8), \r2
+	\movu	3*\V(%rcx,%r8), \r3
+	\mova	\r0, (%rcx)
+	\mova	\r1, \V(%rcx)
+	\mova	\r2, 2*\V(%rcx)
+	\mova	\r3, 3*\V(%rcx)
+	add	$4*\V, %rcx
+	cmp	\end, %rcx
+	jb	.Lcb_\@
+.endm
+
+/* ------------------------------------------------------------------ */
+/* Sets: the pattern in every byte of \r0, \h32 and \h16 its low halves */
+/* ------------------------------------------------------------------ */
+
+/* W <= n <= 2W: the first and the last W bytes, from the register \r. */
+.macro SET_PAIR W, mov, r, d, n
+	\mov	\r, (\d)
+	\mov	\r, -\W(\d,\n)
+.endm
+
+/* One class below a vector. */
+.macro SET_CLASS W, mov, r, d, n, fin, arg
+	cmp	$\W, \n
+	jb	.Lsc_next_\@
+	SET_PAIR \W, \mov, \r, \d, \n
+	\fin	\arg
+.Lsc_next_\@:
+.endm
+
+/* \r0 to the first 4 vectors at \d, and with \n the last 4 below \d + n. */
+.macro SET_4V V, movu, r0, d, n
+	.ifb \n
+	\movu	\r0, (\d)
+	\movu	\r0, \V(\d)
+	\movu	\r0, 2*\V(\d)
+	\movu	\r0, 3*\V(\d)
+	.else
+	\movu	\r0, -4*\V(\d,\n)
+	\movu	\r0, -3*\V(\d,\n)
+	\movu	\r0, -2*\V(\d,\n)
+	\movu	\r0, -\V(\d,\n)
+	.endif
+.endm
+
+/* As COPY_SMALL; gpr_from copies 8 bytes of the pattern into a register
+ * (r9 here) for the classes below 16 bytes. */
+.macro SET_SMALL V, movu, r0, h32, h16, movh, gpr_from, d, n, fin, arg, above, not2
+	cmp	$\V, \n
+	jb	.Lss_below_\@
+	.ifb \not2
+	cmp	$2*\V, \n
+	ja	.Lss_above2_\@
+	SET_PAIR \V, \movu, \r0, \d, \n
+	\fin	\arg
+	.endif
+.Lss_above2_\@:
+	/* Each class returns from its own fall-through: one taken branch
+	 * on the way, as many as glibc's memset takes. */
+	cmp	$4*\V, \n
+	ja	.Lss_above4_\@
+	\movu	\r0, (\d)
+	\movu	\r0, \V(\d)
+	\movu	\r0, -2*\V(\d,\n)
+	\movu	\r0, -\V(\d,\n)
+	\fin	\arg
+.Lss_above4_\@:
+	.ifnb \above
+	cmp	$8*\V, \n
+	ja	\above
+	.endif
+	SET_4V	\V, \movu, \r0, \d
+	SET_4V	\V, \movu, \r0, \d, \n
+	\fin	\arg
+.Lss_below_\@:
+	.if \V > 32
+	SET_CLASS 32, \movh, \h32, \d, \n, \fin, \arg
+	.endif
+	.if \V > 16
+	SET_CLASS 16, \movh, \h16, \d, \n, \fin, \arg
+	.endif
+	\gpr_from %r9
+	SET_CLASS 8, mov, %r9, \d, \n, \fin, \arg
+	SET_CLASS 4, mov, %r9d, \d, \n, \fin, \arg
+	SET_CLASS 2, mov, %r9w, \d, \n, \fin, \arg
+	test	\n, \n
+	jz	.Lss_none_\@
+	mov	%r9b, (\d)
+.Lss_none_\@:
+	\fin	\arg
+.endm
+
+/* Aligned 4-vector blocks from rcx while rcx < \end. */
+.macro SET_BLOCKS V, mova, r0, end
+	.p2align 4
+.Lsb_\@:
+	\mova	\r0, (%rcx)
+	\mova	\r0, \V(%rcx)
+	\mova	\r0, 2*\V(%rcx)
+	\mova	\r0, 3*\V(%rcx)
+	add	$4*\V, %rcx
+	cmp	\end, %rcx
+	jb	.Lsb_\@
+.endm
+
+/* ------------------------------------------------------------------ */
+/* The byte in sil in every byte of a vector; 8 of them into a register */
+/* ------------------------------------------------------------------ */
+
+/* SSE2 spreads it in r9d first; AVX2 with VPBROADCASTB; AVX-512BW from
+ * the general register.  (gas compares macro names without case: these
+ * must differ from the files' own in more than case.) */
+.macro BCAST_SSE2
+	movzbl	%sil, %r9d
+	imul	$0x01010101, %r9d, %r9d
+	movd	%r9d, %xmm0
+	pshufd	$0, %xmm0, %xmm0
+.endm
+.macro QWORD_SSE2 reg
+	movq	%xmm0, \reg
+.endm
+.macro BCAST_AVX2
+	vmovd	%esi, %xmm0
+	vpbroadcastb %xmm0, %ymm0
+.endm
+.macro QWORD_AVX2 reg
+	vmovq	%xmm0, \reg
+.endm
+.macro BCAST_EVEX
+	vpbroadcastb %esi, %zmm16
+.endm
+.macro QWORD_EVEX reg
+	vmovq	%xmm16, \reg
+.endm
