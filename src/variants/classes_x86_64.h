@@ -5,8 +5,10 @@
  * (guarded_x86_64.S), which alone include it.
  *
  * The classes: up to 2, 4 and 8 vectors, that many unaligned moves, half
- * anchored at the end; below one vector, the 32-, 16-, 8-, 4- and 2-byte
- * classes, two overlapping moves each, then a single byte.  A copy loads
+ * anchored at the end; below one vector, the 32-, 16-, 8- and 4-byte
+ * classes, two overlapping moves each, then up to 3 bytes as a byte and
+ * a word.  On the AVX-512 width a memset below one vector is a single
+ * masked store.  A copy loads
  * everything before it stores anything, so up to 8 vectors it is also
  * memmove.  Its stores go in address order, except with tail_first=1
  * (the guarded forms): the store holding the last byte goes first and
@@ -46,13 +48,33 @@
 	.endif
 .endm
 
-/* One class below a vector: n in [W, 2W) copies, smaller n goes on. */
-.macro COPY_CLASS W, ld, la, lb, st, sa, sb, d, s, n, tail_first, fin, arg
-	cmp	$\W, \n
-	jb	.Lcc_next_\@
+/*
+ * Below one vector: a ladder of compares on to the class of n, label
+ * \p\()W for W <= n < 2W, W = 32, 16 (where V is larger), 8 and 4,
+ * falling through for n < 4.  Each class is one taken branch away, and
+ * the smallest sizes none, as in glibc's memcpy.
+ */
+.macro BELOW_LADDER V, n, p
+	.if \V > 32
+	cmp	$32, \n
+	jae	\p\()32
+	.endif
+	.if \V > 16
+	cmp	$16, \n
+	jae	\p\()16
+	.endif
+	cmp	$8, \n
+	jae	\p\()8
+	cmp	$4, \n
+	jae	\p\()4
+.endm
+
+/* The class of W at label \at: n in [W, 2W). */
+.macro COPY_CLASS at, W, ld, la, lb, st, sa, sb, d, s, n, tail_first, fin, arg
+	.p2align 5
+\at:
 	COPY_PAIR \W, \ld, \la, \lb, \st, \sa, \sb, \d, \s, \n, \tail_first
 	\fin	\arg
-.Lcc_next_\@:
 .endm
 
 /* The 4 vectors at \s (plus \i, if given) into r0-r3. */
@@ -135,22 +157,29 @@
 	\movu	\r7, -\V(\d,\n)
 	.endif
 	\fin	\arg
+	.p2align 6
 .Lcs_below_\@:
-	.if \V > 32
-	COPY_CLASS 32, \movh, \h32a, \h32b, \movh, \h32a, \h32b, \d, \s, \n, \tail_first, \fin, \arg
-	.endif
-	.if \V > 16
-	COPY_CLASS 16, \movh, \h16a, \h16b, \movh, \h16a, \h16b, \d, \s, \n, \tail_first, \fin, \arg
-	.endif
-	COPY_CLASS 8, mov, %r9, %r11, mov, %r9, %r11, \d, \s, \n, \tail_first, \fin, \arg
-	COPY_CLASS 4, mov, %r9d, %r11d, mov, %r9d, %r11d, \d, \s, \n, \tail_first, \fin, \arg
-	COPY_CLASS 2, movzwl, %r9d, %r11d, mov, %r9w, %r11w, \d, \s, \n, \tail_first, \fin, \arg
+	BELOW_LADDER \V, \n, .Lcs\@_
+	/* 0 to 3 bytes: the first byte, and for 2 or 3 the last two. */
 	test	\n, \n
 	jz	.Lcs_none_\@
 	movzbl	(\s), %r9d
+	cmp	$1, \n
+	je	.Lcs_one_\@
+	movzwl	-2(\s,\n), %r11d
+	mov	%r11w, -2(\d,\n)
+.Lcs_one_\@:
 	mov	%r9b, (\d)
 .Lcs_none_\@:
 	\fin	\arg
+	.if \V > 32
+	COPY_CLASS .Lcs\@_32, 32, \movh, \h32a, \h32b, \movh, \h32a, \h32b, \d, \s, \n, \tail_first, \fin, \arg
+	.endif
+	.if \V > 16
+	COPY_CLASS .Lcs\@_16, 16, \movh, \h16a, \h16b, \movh, \h16a, \h16b, \d, \s, \n, \tail_first, \fin, \arg
+	.endif
+	COPY_CLASS .Lcs\@_8, 8, mov, %r9, %r11, mov, %r9, %r11, \d, \s, \n, \tail_first, \fin, \arg
+	COPY_CLASS .Lcs\@_4, 4, mov, %r9d, %r11d, mov, %r9d, %r11d, \d, \s, \n, \tail_first, \fin, \arg
 .endm
 
 /* Aligned 4-vector blocks from rcx while rcx < \end, from rcx + r8. */
@@ -180,13 +209,12 @@
 	\mov	\r, -\W(\d,\n)
 .endm
 
-/* One class below a vector. */
-.macro SET_CLASS W, mov, r, d, n, fin, arg
-	cmp	$\W, \n
-	jb	.Lsc_next_\@
+/* The class of W at label \at, as COPY_CLASS. */
+.macro SET_CLASS at, W, mov, r, d, n, fin, arg
+	.p2align 5
+\at:
 	SET_PAIR \W, \mov, \r, \d, \n
 	\fin	\arg
-.Lsc_next_\@:
 .endm
 
 /* \r0 to the first 4 vectors at \d, and with \n the last 4 below \d + n. */
@@ -233,22 +261,44 @@
 	SET_4V	\V, \movu, \r0, \d
 	SET_4V	\V, \movu, \r0, \d, \n
 	\fin	\arg
+	.p2align 6
 .Lss_below_\@:
-	.if \V > 32
-	SET_CLASS 32, \movh, \h32, \d, \n, \fin, \arg
-	.endif
-	.if \V > 16
-	SET_CLASS 16, \movh, \h16, \d, \n, \fin, \arg
+	.if \V == 64
+	/* One store under a mask of n bytes (AVX-512BW), unless the 64
+	 * bytes it spans cross a page: there the CPU would have to suppress
+	 * a fault on the masked-off bytes, which is slow (glibc's memset
+	 * takes the same care). */
+	mov	\d, %r9
+	and	$4095, %r9d
+	cmp	$4096 - 64, %r9d
+	ja	.Lss_ladder_\@
+	mov	$-1, %r9
+	bzhi	\n, %r9, %r9
+	kmovq	%r9, %k1
+	vmovdqu8 \r0, (\d){%k1}
+	\fin	\arg
+.Lss_ladder_\@:
 	.endif
 	\gpr_from %r9
-	SET_CLASS 8, mov, %r9, \d, \n, \fin, \arg
-	SET_CLASS 4, mov, %r9d, \d, \n, \fin, \arg
-	SET_CLASS 2, mov, %r9w, \d, \n, \fin, \arg
+	BELOW_LADDER \V, \n, .Lss\@_
+	/* 0 to 3 bytes, as for copies. */
 	test	\n, \n
 	jz	.Lss_none_\@
+	cmp	$1, \n
+	je	.Lss_one_\@
+	mov	%r9w, -2(\d,\n)
+.Lss_one_\@:
 	mov	%r9b, (\d)
 .Lss_none_\@:
 	\fin	\arg
+	.if \V > 32
+	SET_CLASS .Lss\@_32, 32, \movh, \h32, \d, \n, \fin, \arg
+	.endif
+	.if \V > 16
+	SET_CLASS .Lss\@_16, 16, \movh, \h16, \d, \n, \fin, \arg
+	.endif
+	SET_CLASS .Lss\@_8, 8, mov, %r9, \d, \n, \fin, \arg
+	SET_CLASS .Lss\@_4, 4, mov, %r9d, \d, \n, \fin, \arg
 .endm
 
 /* Aligned 4-vector blocks from rcx while rcx < \end. */
