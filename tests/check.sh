@@ -6,9 +6,9 @@
 #   clang    the same build with clang, every test
 #   sanitize ASan + UBSan build, every test (fewer cases)
 #   fuzz     each libFuzzer target in tests/fuzz for FUZZ_SECONDS (20) s
-#   qemu     the dispatch, API and variant tests on CPUs this machine is
-#            not: qemu-x86_64 -cpu Nehalem (SSE2 only) and -cpu Haswell
-#            (AVX2, no AVX-512), with fewer cases
+#   qemu     the dispatch, API, variant, small-path, safe and shim tests
+#            on CPUs this machine is not: qemu-x86_64 -cpu Nehalem (SSE2
+#            only) and -cpu Haswell (AVX2, no AVX-512), with fewer cases
 #   aarch64  cross-built; every test under qemu-aarch64 -cpu cortex-a57
 #            (64-byte DC ZVA blocks), the CPU-dependent ones under a64fx
 #            (256-byte blocks and lines) and max (512-byte blocks) too;
@@ -110,7 +110,8 @@ elif install_if_missing qemu-x86_64 qemu-user; then
 		expect=$(echo "$cpu" | tr 'A-Z' 'a-z')
 		NTMEM_TEST_QUICK=1 NTMEM_EXPECT_CPU=$expect TEST_LOG_SUFFIX=-$expect \
 			TEST_WRAPPER="qemu-x86_64 -cpu $cpu" \
-			tests/run.sh build/gcc test_dispatch test_api test_variants test_safe test_preload
+			tests/run.sh build/gcc test_dispatch test_api test_variants test_small \
+				test_safe test_preload
 	done
 else
 	skip_stage "qemu-x86_64 is missing and could not be installed (apt-get install qemu-user)"
