@@ -90,7 +90,8 @@ void *ntm_copy_large(void *dst, const void *src, size_t n, unsigned flags)
 
 #if defined(__x86_64__) && defined(__ELF__)
 /* The widest vector the CPU and OS run.  The AVX-512 entries broadcast a
- * byte (BW) into registers above 15 at every width (VL). */
+ * byte (BW) into registers above 15 at every width (VL), and store below
+ * one vector under a byte mask (BW). */
 NTM_NO_SANITIZE const struct entry_width *ntm_entry_width(void)
 {
 	const unsigned evex = CPU_AVX512F | CPU_AVX512BW | CPU_AVX512VL;

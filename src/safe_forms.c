@@ -61,7 +61,8 @@ NTM_HIDDEN_SAFE guarded_copy_fn ntm_guarded_copy_movsb;
 	 NULL, ntm_guarded_copy_##stem}
 
 /* ZMM16-23, YMM16 and XMM16 (VL), VPBROADCASTB from a general register
- * (BW); the 32-byte width broadcasts with AVX2. */
+ * and byte-masked stores below one vector (BW); the 32-byte width
+ * broadcasts with AVX2. */
 #define EVEX (CPU_AVX512F | CPU_AVX512BW | CPU_AVX512VL)
 
 static const struct guarded_form forms[] = {
