@@ -405,7 +405,8 @@ int pol_write_plot(const struct ctx *c, FILE *f)
 				 fk->name);
 			series[ns] = (struct plot_series){
 				.name = names[ns], .count = n, .x = xs[ns], .y = ys[ns],
-				.dashed = !pol_is_idle(fk) && fn_streams(fk, o->size, 0) == 1,
+				.dashed = pol_is_streamread(fk) ||
+					  (!pol_is_idle(fk) && fn_streams(fk, o->size, 0) == 1),
 			};
 			ns++;
 		}

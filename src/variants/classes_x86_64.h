@@ -264,16 +264,17 @@
 	.p2align 6
 .Lss_below_\@:
 	.if \V == 64
-	/* One store under a mask of n bytes (AVX-512BW), unless the 64
-	 * bytes it spans cross a page: there the CPU would have to suppress
-	 * a fault on the masked-off bytes, which is slow (glibc's memset
-	 * takes the same care). */
+	/* One store under a mask of n bytes (AVX-512BW; the mask 2^n - 1
+	 * built without BMI2), unless the 64 bytes it spans cross a page:
+	 * there the CPU would have to suppress a fault on the masked-off
+	 * bytes, which is slow (glibc's memset takes the same care). */
 	mov	\d, %r9
 	and	$4095, %r9d
 	cmp	$4096 - 64, %r9d
 	ja	.Lss_ladder_\@
-	mov	$-1, %r9
-	bzhi	\n, %r9, %r9
+	xor	%r9d, %r9d
+	bts	\n, %r9
+	dec	%r9
 	kmovq	%r9, %k1
 	vmovdqu8 \r0, (\d){%k1}
 	\fin	\arg
