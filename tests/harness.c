@@ -1,5 +1,6 @@
 /* harness.c - counting, reporting and guarded buffers for the tests. */
 #include "harness.h"
+#include "ntmem.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -459,4 +460,33 @@ void t_reexec_with(char **argv, const char *const *pairs)
 	fprintf(stderr, "FAIL re-exec with the test's environment: %s\n",
 		strerror(errno));
 	exit(1);
+}
+
+const char *t_streaming_variant(int op)
+{
+	const char *name = NULL;
+	int rank = -1;
+	for (int id = 0; id < ntmem_variant_count(); id++) {
+		struct ntmem_variant_info v;
+		if (!ntmem_variant_info(id, &v) && (int)v.op == op && v.supported &&
+		    v.streaming && !v.zero_only && v.rank > rank) {
+			name = v.name;
+			rank = v.rank;
+		}
+	}
+	return name;
+}
+
+int t_reexec_streaming_above(char **argv, const char *above)
+{
+	const char *s = t_streaming_variant(NTMEM_OP_SET);
+	const char *c = t_streaming_variant(NTMEM_OP_COPY);
+	if (!s || !c)
+		return -1;
+	char tunables[256];
+	snprintf(tunables, sizeof tunables,
+		 "NTMEM_TUNABLES=set=libc:%s,%s,copy=libc:%s,%s", above, s, above, c);
+	const char *const env[] = {"NTMEM_PROFILE=none", tunables, NULL};
+	t_reexec_with(argv, env);
+	return 0;
 }

@@ -71,6 +71,15 @@ int t_run(const char *cmd, char **out, char **err);
  */
 void t_reexec_with(char **argv, const char *const *pairs);
 
+/* The best-ranked streaming variant of op (an enum ntmem_op) that runs
+ * here and writes any value, or NULL. */
+const char *t_streaming_variant(int op);
+
+/* t_reexec_with NTMEM_PROFILE=none and tunables that stream both calls
+ * from above: libc below it, t_streaming_variant above.  Returns -1,
+ * without re-executing, when no streaming variant runs here. */
+int t_reexec_streaming_above(char **argv, const char *above);
+
 /* Execute this program again with argv, in this process: through
  * $TEST_WRAPPER when that is set (an emulator such as qemu-user, which
  * the kernel does not run foreign binaries with by itself), else

@@ -183,30 +183,13 @@ static void test_bounds(void)
 		"accepted or wrote");
 }
 
-static const char *streaming_name(enum ntmem_op op)
-{
-	for (int id = 0; id < ntmem_variant_count(); id++) {
-		struct ntmem_variant_info v;
-		if (!ntmem_variant_info(id, &v) && v.op == op && v.streaming &&
-		    v.supported && !v.zero_only)
-			return v.name;
-	}
-	return NULL;
-}
-
 int main(int argc, char **argv)
 {
 	(void)argc;
-	char tunables[256];
-	const char *s = streaming_name(NTMEM_OP_SET), *c = streaming_name(NTMEM_OP_COPY);
-	if (!s || !c) {
+	if (t_reexec_streaming_above(argv, "64MiB")) {
 		t_skip("hot", "no streaming variant runs here");
 		return t_finish();
 	}
-	snprintf(tunables, sizeof tunables,
-		 "NTMEM_TUNABLES=set=libc:64MiB,%s,copy=libc:64MiB,%s", s, c);
-	const char *const env[] = {"NTMEM_PROFILE=none", tunables, NULL};
-	t_reexec_with(argv, env);
 	if (t_guarded_alloc(&buf, 2 * MiB) || t_guarded_alloc(&ref, 2 * MiB) ||
 	    t_guarded_alloc(&src, 2 * MiB)) {
 		t_fail("hot: buffers", "cannot map 6 MiB");

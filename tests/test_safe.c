@@ -1159,24 +1159,6 @@ static void foreign_faults(void)
 
 /* ---- the policy decides ---- */
 
-/* The best-ranked streaming variant of op that runs here and writes any
- * value, or NULL. */
-static const char *best_streaming(enum ntmem_op op)
-{
-	const char *name = NULL;
-	int rank = -1;
-	for (int id = 0; id < ntmem_variant_count(); id++) {
-		struct ntmem_variant_info v;
-		ntmem_variant_info(id, &v);
-		if (v.op == op && v.supported && v.streaming && !v.zero_only &&
-		    v.rank > rank) {
-			name = v.name;
-			rank = v.rank;
-		}
-	}
-	return name;
-}
-
 /* Run again with a policy of one streaming variant at every size: a
  * safe call then streams (one fence) where the built-in policy would
  * not, and its faults stay exact.  Exit status 0, or which check failed. */
@@ -1206,8 +1188,8 @@ static int policy_child(const char *copy_name, const char *set_name)
 
 static void policy_routing(char **argv)
 {
-	const char *copy_name = best_streaming(NTMEM_OP_COPY);
-	const char *set_name = best_streaming(NTMEM_OP_SET);
+	const char *copy_name = t_streaming_variant(NTMEM_OP_COPY);
+	const char *set_name = t_streaming_variant(NTMEM_OP_SET);
 	char tunables[160], name[240];
 	if (!copy_name || !set_name) {
 		t_skip("the policy's choice runs guarded", "no streaming variant here");
