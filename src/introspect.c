@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdint.h>
 
+#include "args.h"
 #include "entry.h"
 #include "ntmem.h"
 #include "policy.h"
@@ -58,11 +59,10 @@ int ntmem_ladder_info(enum ntmem_class cls, struct ntmem_ladder_info *info)
 
 int ntmem_policy_choice(enum ntmem_op op, int c, size_t n, unsigned flags)
 {
-	const unsigned both = NTMEM_F_TEMPORAL | NTMEM_F_NONTEMPORAL;
 	/* A parallel call's parts use the whole extent's choice. */
 	flags &= ~NTMEM_F_PARALLEL;
 	if ((op != NTMEM_OP_SET && op != NTMEM_OP_COPY) ||
-	    (flags & ~(both | NTMEM_F_NOFENCE)) || (flags & both) == both) {
+	    ntm_bad_flags(flags, NTM_CALL_FLAGS)) {
 		errno = EINVAL;
 		return -1;
 	}

@@ -25,16 +25,23 @@ struct ladder {
  * profiles, indexed by enum ntmem_class. */
 extern const char *const ntm_class_key[3];
 
-/* The variant for a call of n bytes with valid flags.  Inline: the hot
- * path.  The bound on i keeps n == SIZE_MAX inside the table. */
+/* The rung serving n bytes.  Inline: the hot path.  The bound on i keeps
+ * n == SIZE_MAX inside the table. */
+static inline unsigned ntm_ladder_rung(const struct ladder *l, size_t n)
+{
+	unsigned i = 0;
+	while (i + 1 < l->count && n >= l->to[i])
+		i++;
+	return i;
+}
+
+/* The variant for a call of n bytes with valid flags. */
 static inline const struct variant *ntm_ladder_pick(const struct ladder *l,
 						     size_t n, unsigned flags)
 {
 	if (flags & NTMEM_F_NONTEMPORAL)
 		return l->streaming;
-	unsigned i = 0;
-	while (i + 1 < l->count && n >= l->to[i])
-		i++;
+	unsigned i = ntm_ladder_rung(l, n);
 	return flags & NTMEM_F_TEMPORAL ? l->cached[i] : l->v[i];
 }
 

@@ -7,14 +7,13 @@
 
 #include "cpu.h"
 #include "entry.h"
+#include "args.h"
 #include "fence.h"
 #include "libc.h"
 #include "parallel.h"
 #include "policy.h"
 #include "registry.h"
 
-#define KNOWN_FLAGS (NTMEM_F_TEMPORAL | NTMEM_F_NONTEMPORAL | NTMEM_F_NOFENCE | \
-		     NTMEM_F_PARALLEL)
 
 const char *ntmem_version(void)
 {
@@ -22,18 +21,6 @@ const char *ntmem_version(void)
 #define STR(x) STR_(x)
 	return STR(NTMEM_VERSION_MAJOR) "." STR(NTMEM_VERSION_MINOR) "." STR(
 		NTMEM_VERSION_PATCH);
-}
-
-static int bad_flags(unsigned flags)
-{
-	const unsigned both = NTMEM_F_TEMPORAL | NTMEM_F_NONTEMPORAL;
-	return (flags & ~KNOWN_FLAGS) || (flags & both) == both;
-}
-
-static int overlap(const void *a, const void *b, size_t n)
-{
-	uintptr_t x = (uintptr_t)a, y = (uintptr_t)b;
-	return x - y < n || y - x < n;
 }
 
 size_t ntm_inline_max[2];
@@ -78,7 +65,7 @@ void *ntm_set_large(void *dst, int c, size_t n, unsigned flags)
 
 void *ntm_copy_large(void *dst, const void *src, size_t n, unsigned flags)
 {
-	if (overlap(dst, src, n))
+	if (ntm_overlap(dst, src, n))
 		return ntm_libc.memmove(dst, src, n);
 	const struct policy *p = ntm_policy_ready();
 	const struct variant *v =
@@ -177,7 +164,7 @@ static void *copy_flagged(void *dst, const void *src, size_t n, unsigned flags)
 
 void *ntmem_set_flags(void *dst, int c, size_t n, unsigned flags)
 {
-	if (bad_flags(flags)) {
+	if (ntm_bad_flags(flags, NTM_CALL_FLAGS)) {
 		errno = EINVAL;
 		return NULL;
 	}
@@ -188,7 +175,7 @@ void *ntmem_set_flags(void *dst, int c, size_t n, unsigned flags)
 
 void *ntmem_copy_flags(void *dst, const void *src, size_t n, unsigned flags)
 {
-	if (bad_flags(flags)) {
+	if (ntm_bad_flags(flags, NTM_CALL_FLAGS)) {
 		errno = EINVAL;
 		return NULL;
 	}
@@ -243,7 +230,7 @@ void *ntmem_variant_copy(int id, void *dst, const void *src, size_t n,
 	const struct variant *v = callable(id, NTMEM_OP_COPY, flags);
 	if (!v)
 		return NULL;
-	if (n && overlap(dst, src, n)) {
+	if (n && ntm_overlap(dst, src, n)) {
 		errno = EINVAL;
 		return NULL;
 	}

@@ -18,6 +18,7 @@
 #include <sched.h>
 #include <stdint.h>
 
+#include "args.h"
 #include "fence.h"
 #include "libc.h"
 #include "numa.h"
@@ -25,8 +26,6 @@
 #include "pool.h"
 #include "registry.h"
 
-#define KNOWN_FLAGS (NTMEM_F_TEMPORAL | NTMEM_F_NONTEMPORAL | \
-		     NTMEM_F_NOFENCE | NTMEM_F_PARALLEL)
 
 #define KiB ((size_t)1 << 10)
 #define MiB ((size_t)1 << 20)
@@ -162,17 +161,6 @@ int ntm_extent_run(const struct extent_work *w, const struct span *spans,
 	return run_split(w, spans, nspans, total, (unsigned)parts, grains, ngrains);
 }
 
-/* The variant the policy picks for a call of n bytes with valid flags,
- * as the entry points pick it. */
-static const struct variant *pick(enum ntmem_op op, int c, size_t n,
-				  unsigned flags)
-{
-	const struct policy *p = ntm_policy_ready();
-	if (!p)
-		return ntm_baseline(op, !!(flags & NTMEM_F_NONTEMPORAL));
-	return ntm_ladder_pick(&p->ladder[ntm_class_of(op, c)], n, flags);
-}
-
 static int set_piece(const struct extent_work *w, size_t off, size_t len)
 {
 	w->v->set(w->dst + off, w->c, len);
@@ -205,12 +193,6 @@ static void plain(const struct request *r, size_t off, size_t len,
 		ntmem_copy_flags(r->dst + off, r->src + off, len, flags);
 }
 
-static int overlap(const void *a, const void *b, size_t n)
-{
-	uintptr_t x = (uintptr_t)a, y = (uintptr_t)b;
-	return x - y < n || y - x < n;
-}
-
 /*
  * The variant is picked once, for the whole extent's size n, and every
  * part uses it.  Picking per part would ask the wrong question: the
@@ -229,7 +211,7 @@ static void *write_extent(const struct request *r)
 	size_t min_chunk = r->o.min_chunk ? r->o.min_chunk : policy_min_chunk();
 	if (r->n == 0)
 		return r->dst;
-	if (r->op == NTMEM_OP_COPY && overlap(r->dst, r->src, r->n))
+	if (r->op == NTMEM_OP_COPY && ntm_overlap(r->dst, r->src, r->n))
 		return ntm_libc.memmove(r->dst, r->src, r->n);
 	if (!r->o.hot_len && (!parallel || r->n / 2 < min_chunk)) {
 		plain(r, 0, r->n, flags);  /* the small path, the same cost */
@@ -251,7 +233,7 @@ static void *write_extent(const struct request *r)
 	struct extent_work w = {
 		.fn = r->op == NTMEM_OP_SET ? set_piece : copy_piece,
 		.dst = r->dst, .src = r->src, .c = r->c,
-		.v = pick(r->op, r->c, r->n, cold),
+		.v = ntm_choose(r->op, r->c, r->n, cold),
 	};
 	if (nspans)
 		ntm_extent_run(&w, spans, nspans, parallel ? r->o.threads : 1,
@@ -267,9 +249,8 @@ static void *write_extent(const struct request *r)
 /* Options that make a call fail with EINVAL before it writes anything. */
 static int bad_opts(const struct ntmem_opts *o, size_t n)
 {
-	const unsigned both = NTMEM_F_TEMPORAL | NTMEM_F_NONTEMPORAL;
-	return (o->flags & ~KNOWN_FLAGS) || (o->flags & both) == both ||
-	       o->hot_off > n || o->hot_len > n - o->hot_off;
+	return ntm_bad_flags(o->flags, NTM_CALL_FLAGS) || o->hot_off > n ||
+	       o->hot_len > n - o->hot_off;
 }
 
 /* The options checked, then the call; EINVAL, having written nothing, for

@@ -130,9 +130,23 @@ const struct variant *ntm_fallback_streaming(enum ntmem_class cls)
 }
 
 /* Install a ladder built elsewhere, keeping l's cached fallback. */
+/* The nonzero twin of a memset ladder: zero-only rungs give way to the
+ * best streaming variant that writes any value. */
+static void nonzero_twin(struct ladder *l)
+{
+	const struct variant *any = ntm_fallback_streaming(NTMEM_CLASS_SET_NONZERO);
+	for (unsigned i = 0; i < l->count; i++)
+		if (l->v[i]->zero_only)
+			l->v[i] = any;
+	if (l->streaming && l->streaming->zero_only)
+		l->streaming = any;
+}
+
 void ntm_policy_install(struct ladder *l, struct ladder *from,
 			enum ntmem_class cls)
 {
+	if (cls == NTMEM_CLASS_SET_NONZERO)
+		nonzero_twin(from);
 	from->cached[0] = ranked_cached(ntm_op_of(cls));
 	ntm_ladder_finish(from, ntm_fallback_streaming(cls));
 	*l = *from;
@@ -182,18 +196,6 @@ static void default_ladders(struct policy *p, const struct cpu *cpu)
 		l.streaming_origin = NTMEM_ORIGIN_DEFAULT;
 		ntm_policy_install(&p->ladder[cls], &l, cls);
 	}
-}
-
-/* The nonzero twin of a memset ladder: zero-only rungs give way to the
- * best streaming variant that writes any value. */
-void ntm_nonzero_twin(struct ladder *l)
-{
-	const struct variant *any = ntm_fallback_streaming(NTMEM_CLASS_SET_NONZERO);
-	for (unsigned i = 0; i < l->count; i++)
-		if (l->v[i]->zero_only)
-			l->v[i] = any;
-	if (l->streaming && l->streaming->zero_only)
-		l->streaming = any;
 }
 
 static void apply_profile(struct policy *p, const struct cpu *cpu,
@@ -293,8 +295,6 @@ void ntm_policy_trial(enum ntmem_op op, const struct variant *v)
 		struct ladder l;
 		ntm_ladder_single(&l, v, ntm_fallback_streaming(cls),
 				  NTMEM_ORIGIN_ENVIRONMENT);
-		if (cls == NTMEM_CLASS_SET_NONZERO)
-			ntm_nonzero_twin(&l);
 		ntm_policy_install(&ntm_the_policy.ladder[cls], &l, cls);
 	}
 	set_inline_max(&ntm_the_policy);

@@ -97,13 +97,11 @@ void ntm_policy_note(struct policy *p, const char *fmt, ...)
  * its values, else its cached one (no streaming on this CPU). */
 const struct variant *ntm_fallback_streaming(enum ntmem_class cls);
 
-/* Finish ladder from and make it cls's ladder l. */
+/* Finish ladder from and make it cls's ladder l; for memset of values
+ * other than zero, zero-only rungs first give way to the best streaming
+ * variant that writes any value. */
 void ntm_policy_install(struct ladder *l, struct ladder *from,
 			enum ntmem_class cls);
-
-/* Make a memset ladder fit for values other than zero: zero-only rungs
- * give way to the best streaming variant that writes any value. */
-void ntm_nonzero_twin(struct ladder *l);
 
 /* Apply NTMEM_TUNABLES text to p (tunables.c). */
 void ntm_apply_tunables(struct policy *p, const char *text);

@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "args.h"
 #include "policy.h"
 #include "preload.h"
 #include "registry.h"
@@ -41,12 +42,6 @@ struct tally {
  * 0 everything else (memset of zeros, or the copies). */
 static struct tally tallies[SHIM_FUNCTIONS][2][SLOTS];
 
-static int overlapping(const void *a, const void *b, size_t n)
-{
-	uintptr_t x = (uintptr_t)a, y = (uintptr_t)b;
-	return x - y < n || y - x < n;
-}
-
 /* The path the entry point takes for a call of n bytes with flags 0: the
  * tests check these against ntmem_policy_choice(). */
 static unsigned slot_of(enum ntmem_class cls, size_t n, int overlap)
@@ -58,11 +53,7 @@ static unsigned slot_of(enum ntmem_class cls, size_t n, int overlap)
 	const struct policy *p = ntm_policy_ready();
 	if (!p)
 		return SLOT_BASELINE;
-	const struct ladder *l = &p->ladder[cls];
-	unsigned i = 0;  /* the rung ntm_ladder_pick() takes */
-	while (i + 1 < l->count && n >= l->to[i])
-		i++;
-	return SLOT_RUNG + i;
+	return SLOT_RUNG + ntm_ladder_rung(&p->ladder[cls], n);
 }
 
 static void count(enum shim_fn f, enum ntmem_class cls, size_t n, int overlap)
@@ -83,7 +74,7 @@ static void count(enum shim_fn f, enum ntmem_class cls, size_t n, int overlap)
 	static void *counted_##f(void *dst, const void *src, size_t n)   \
 	{                                                                \
 		count(SHIM_##f, NTMEM_CLASS_COPY, n,                     \
-		      overlapping(dst, src, n));                         \
+		      ntm_overlap(dst, src, n));                         \
 		return ntm_shim_width()->copy(dst, src, n);              \
 	}
 NTM_SHIM_SET_FUNCTIONS(COUNTED_SET)

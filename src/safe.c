@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <stdint.h>
 
+#include "args.h"
 #include "entry.h"
 #include "fence.h"
 #include "policy.h"
@@ -33,18 +34,6 @@ _Static_assert(NTM_FAULT_READ == 1 && NTM_FAULT_WRITE == 2,
  * are all page-sized.  (AArch64 MTE tag faults are finer: there such a
  * copy reports the first byte of the faulting 4 KiB block.) */
 #define UNIFORM_BLOCK ((uintptr_t)4096)
-
-static int bad_flags(unsigned flags)
-{
-	const unsigned both = NTMEM_F_TEMPORAL | NTMEM_F_NONTEMPORAL;
-	return (flags & ~SAFE_FLAGS) || (flags & both) == both;
-}
-
-static int overlap(const void *a, const void *b, size_t n)
-{
-	uintptr_t x = (uintptr_t)a, y = (uintptr_t)b;
-	return x - y < n || y - x < n;
-}
 
 /* After a guarded form has run: zeros after a read fault (the zero fill
  * is guarded too, and a write fault just ends it), then the fence. */
@@ -128,7 +117,7 @@ static size_t copy_overlapping(void *dst, const void *src, size_t n,
  * that cannot be installed. */
 static int refused(unsigned flags)
 {
-	if (bad_flags(flags)) {
+	if (ntm_bad_flags(flags, SAFE_FLAGS)) {
 		errno = EINVAL;
 		return -1;
 	}
@@ -142,7 +131,7 @@ size_t ntm_copy_safe_slow(void *dst, const void *src, size_t n, unsigned flags)
 		return (size_t)-1;
 	if (n == 0)
 		return 0;
-	if (overlap(dst, src, n))
+	if (ntm_overlap(dst, src, n))
 		return copy_overlapping(dst, src, n, flags);
 	const struct variant *v = ntm_choose(NTMEM_OP_COPY, 0, n, flags & (NTMEM_F_TEMPORAL | NTMEM_F_NONTEMPORAL));
 	return finish(dst, n, flags, ntm_guarded_copy(v, dst, src, n),
@@ -172,7 +161,7 @@ size_t ntm_set_safe_slow(void *dst, int c, size_t n, unsigned flags)
 size_t ntm_copy_safe_small_fault(void *dst, const void *src, size_t n,
 				 unsigned flags)
 {
-	if (overlap(dst, src, n))
+	if (ntm_overlap(dst, src, n))
 		return copy_overlapping(dst, src, n, flags);
 	return finish(dst, n, flags, ntm_guarded_bytes_copy(dst, src, n), 0);
 }

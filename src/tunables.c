@@ -112,8 +112,6 @@ static int apply_key(struct policy *p, const struct tunable_key *k,
 		switch (k->kind) {
 		case KEY_LADDER:
 			mine = parsed;
-			if (cls == NTMEM_CLASS_SET_NONZERO)
-				ntm_nonzero_twin(&mine);
 			ntm_policy_install(l, &mine, cls);
 			break;
 		case KEY_THRESHOLD:
@@ -166,9 +164,10 @@ static int apply_parallel_key(struct policy *p, const char *key,
 		return 1;
 	}
 	if (!strcmp(key, "parallel_min_chunk")) {
-		if (ntm_parse_size(value, &v, &err) || v == 0) {
+		int bad = ntm_parse_size(value, &v, &err);
+		if (bad || v == 0) {
 			ntm_policy_note(p, "NTMEM_TUNABLES: parallel_min_chunk=%.40s: %s",
-					value, v == 0 ? "must be at least 1 byte" : err);
+					value, bad ? err : "must be at least 1 byte");
 			return 1;
 		}
 		p->min_chunk = v;
