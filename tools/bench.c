@@ -369,9 +369,7 @@ int bench_plan(struct bench_opts *o, struct cli_error *e)
 
 int bench_pin(struct bench_opts *o, struct cli_error *e)
 {
-	if (o->cpu < 0)
-		o->cpu = current_cpu();
-	if (o->cpu >= 0 && pin_to_cpu(o->cpu))
+	if (pin_here(&o->cpu))
 		return cli_error(e, CLI_USAGE, "--cpu: cannot run on CPU %d", o->cpu);
 	return 0;
 }

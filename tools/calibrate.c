@@ -36,10 +36,6 @@ static const struct effort efforts[] = {
  * ones close to the best at the size below (and streaming) continue. */
 #define PRUNE_FROM (32 * MiB)
 #define PRUNE_KEEP 0.85
-/* Tied: within 3% of the best, by the median of paired ratios.  Medians
- * of 5 interleaved runs here vary by 1-2% (docs/results.md). */
-#define MARGIN 0.03
-
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -468,9 +464,7 @@ int cmd_calibrate(int argc, char **argv)
 		cli_usage_error("no profile path (%s); use --output PATH", why);
 	if (!o.dry_run && cal_check_output(path, &e))
 		cli_exit(&e);
-	if (o.cpu < 0)
-		o.cpu = current_cpu();
-	if (o.cpu >= 0 && pin_to_cpu(o.cpu))
+	if (pin_here(&o.cpu))
 		cli_usage_error("--cpu: cannot run on CPU %d", o.cpu);
 	o.progress = cli_progress_wanted();
 	find_entry_loops(&o);

@@ -27,6 +27,10 @@ struct effort {
  * that loses in the benchmark.  Below it a run holds many calls anyway. */
 #define LONG_RUNS_FROM ((size_t)16 << 10)
 
+/* Tied: within this share of the best, by the median of paired ratios
+ * (medians of 5 interleaved runs here vary by 1-2%, docs/results.md). */
+#define MARGIN 0.03
+
 static inline double cal_run_ns(const struct effort *ef, size_t size)
 {
 	return size >= LONG_RUNS_FROM ? ef->long_run_ns : ef->run_ns;

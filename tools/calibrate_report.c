@@ -127,7 +127,7 @@ static unsigned rung_at(const struct cal_class *k, size_t i)
 	return r;
 }
 
-static void print_class(const struct cal_options *o, const struct cal_class *k)
+static void print_class(const struct cal_class *k)
 {
 	char words[256], s[32];
 	cal_words(k, words, sizeof words);
@@ -165,10 +165,9 @@ static void print_class(const struct cal_options *o, const struct cal_class *k)
 		       rung_name(k, f->rung), rung_name(k, f->rung + 1),
 		       ntm_format_size(f->size, s, sizeof s), f->below, f->above);
 	}
-	if (k->fit.margin > 0.03 + 1e-9)
+	if (k->fit.margin > MARGIN + 1e-9)
 		printf("  (the margin was widened to %.0f%% to fit %d rungs)\n",
 		       k->fit.margin * 100, NTMEM_LADDER_MAX);
-	(void)o;
 }
 
 static void print_parallel(const struct cal_parallel *r)
@@ -201,9 +200,10 @@ static void print_text(const struct cal_options *o, const struct cal_class *k,
 	       cpu->brand[0] ? cpu->brand : "unknown CPU", cpu->online_cpus, o->cpu);
 	printf("Each size: medians of %ld interleaved runs; 'ratio' is the best "
 	       "over the next, 'its ratio' the ladder's choice against the best "
-	       "(paired); within 3%% is a tie.\n", o->effort->rounds);
+	       "(paired); within %.0f%% is a tie.\n", o->effort->rounds,
+	       MARGIN * 100);
 	for (int cls = 0; cls < 3; cls++)
-		print_class(o, &k[cls]);
+		print_class(&k[cls]);
 	print_parallel(&o->parallel);
 	printf("\nVerdict:");
 	for (int cls = 0; cls < 3; cls++) {
@@ -215,8 +215,8 @@ static void print_text(const struct cal_options *o, const struct cal_class *k,
 	       written ? path : "");
 }
 
-static void json_point(struct json *j, const struct cal_class *k,
-		       const struct fit_point *p, size_t n, const struct fn *names)
+static void json_point(struct json *j, const struct fit_point *p, size_t n,
+		       const struct fn *names)
 {
 	json_object(j, NULL);
 	json_uint(j, "size", p->size);
@@ -232,7 +232,6 @@ static void json_point(struct json *j, const struct cal_class *k,
 	}
 	json_end(j);
 	json_end(j);
-	(void)k;
 }
 
 static void json_class(struct json *j, const struct cal_class *k)
@@ -263,11 +262,11 @@ static void json_class(struct json *j, const struct cal_class *k)
 						      : NULL);
 	json_array(j, "streaming_pick");
 	if (k->npicked)
-		json_point(j, k, &k->pick, k->npicked, k->picked);
+		json_point(j, &k->pick, k->npicked, k->picked);
 	json_end(j);
 	json_array(j, "points");
 	for (size_t i = 0; i < k->npoints; i++)
-		json_point(j, k, &k->points[i], k->ncands, k->cands);
+		json_point(j, &k->points[i], k->ncands, k->cands);
 	json_end(j);
 	json_array(j, "refinements");
 	for (size_t i = 0; i < k->nrefined; i++) {

@@ -282,12 +282,3 @@ void cli_no_operands(int argc, char **argv)
 	if (cli_check_no_operands(argc, argv, &e))
 		cli_exit(&e);
 }
-
-long cli_long(const char *opt, const char *arg, long min, long max)
-{
-	long v;
-	struct cli_error e;
-	if (cli_parse_long(opt, arg, min, max, &v, &e))
-		cli_exit(&e);
-	return v;
-}

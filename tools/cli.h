@@ -116,6 +116,5 @@ void cli_fail(const char *fmt, ...)
 	__attribute__((format(printf, 1, 2), noreturn));
 void cli_option_error(int c, char **argv) __attribute__((noreturn));
 void cli_no_operands(int argc, char **argv);
-long cli_long(const char *opt, const char *arg, long min, long max);
 
 #endif

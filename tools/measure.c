@@ -219,6 +219,13 @@ int current_cpu(void)
 	return sched_getcpu();
 }
 
+int pin_here(int *cpu)
+{
+	if (*cpu < 0)
+		*cpu = current_cpu();
+	return *cpu >= 0 && pin_to_cpu(*cpu) ? -1 : 0;
+}
+
 static int cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;

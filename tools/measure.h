@@ -46,6 +46,11 @@ unsigned allowed_cpus(int *cpus, unsigned max);
 /* The CPU the calling thread runs on now, or -1. */
 int current_cpu(void);
 
+/* Pin to *cpu, or to the CPU this thread runs on when *cpu is negative
+ * (which is then stored there; it stays negative if that is unknown).
+ * 0, or -1 when *cpu cannot be run on. */
+int pin_here(int *cpu);
+
 /* CLOCK_MONOTONIC in nanoseconds; inline, as it brackets timed runs. */
 static inline uint64_t now_ns(void)
 {

@@ -391,12 +391,14 @@ int pol_write_plot(const struct ctx *c, FILE *f)
 		for (size_t k = 0; k <= o->nrun[op]; k++) {
 			const struct fn *fk = k < o->nrun[op] ? o->run[op][k] : &pol_idle[op];
 			size_t n = 0;
+			int nt = -1;  /* the rows' own: streamread always streams */
 			for (size_t i = 0; i < c->nrows && n < MAX_VICTIMS; i++) {
 				const struct row *r = &c->rows[i];
 				if (r->mode != (enum mode)mode || r->op != op || r->f != fk)
 					continue;
 				xs[ns][n] = (double)r->victim;
 				ys[ns][n] = r->slowdown;
+				nt = r->nt;
 				n++;
 			}
 			if (!n)
@@ -405,8 +407,7 @@ int pol_write_plot(const struct ctx *c, FILE *f)
 				 fk->name);
 			series[ns] = (struct plot_series){
 				.name = names[ns], .count = n, .x = xs[ns], .y = ys[ns],
-				.dashed = pol_is_streamread(fk) ||
-					  (!pol_is_idle(fk) && fn_streams(fk, o->size, 0) == 1),
+				.dashed = nt == 1,
 			};
 			ns++;
 		}

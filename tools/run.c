@@ -25,13 +25,13 @@
 #include "commands.h"
 #include "cpu.h"
 #include "policy.h"
+#include "preload.h"
 
 #ifndef NTMEM_LIBDIR
 #define NTMEM_LIBDIR "/usr/local/lib"
 #endif
 
 #define SHIM_NAME "libntmem-preload.so"
-#define REPORT_ENV "NTMEM_PRELOAD_REPORT" /* read by src/preload_count.c */
 #define REPORT_FD_MIN 100  /* out of the way of the command's own fds */
 
 static void usage(FILE *f)
@@ -265,7 +265,7 @@ static int arm_report(struct cli_error *e)
 	char value[128];
 	snprintf(value, sizeof value, "%d:%ld:%llu:%llu", fd, (long)getpid(),
 		 (unsigned long long)st.st_dev, (unsigned long long)st.st_ino);
-	if (setenv(REPORT_ENV, value, 1))
+	if (setenv(NTM_REPORT_ENV, value, 1))
 		return cli_error(e, CLI_FAILED, "--report: %s", strerror(errno));
 	return 0;
 }
@@ -304,7 +304,7 @@ static int prepare(const struct run_options *o, struct cli_error *e)
 	}
 	if (setenv("LD_PRELOAD", preload, 1))
 		return cli_error(e, CLI_FAILED, "%s", strerror(errno));
-	unsetenv(REPORT_ENV);  /* a report is asked for here or not at all */
+	unsetenv(NTM_REPORT_ENV);  /* a report is asked for here or not at all */
 	return o->report ? arm_report(e) : 0;
 }
 
