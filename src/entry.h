@@ -23,11 +23,11 @@ struct entry_width {
 /* Per operation (enum ntmem_op), the size up to which the entries run
  * their own vector loop instead of asking the ladder: the policy sets it
  * when the ladder's first rung is that loop.  Read by assembly. */
-extern size_t ntm_inline_max[2] __attribute__((visibility("hidden")));
+#define NTM_HIDDEN __attribute__((visibility("hidden")))
+extern size_t ntm_inline_max[2] NTM_HIDDEN;
 
 /* Beyond the small path: pick from the ladder (or the baseline before
  * the policy is built), call, fence unless NOFENCE.  flags are valid. */
-#define NTM_HIDDEN __attribute__((visibility("hidden")))
 NTM_HIDDEN void *ntm_set_large(void *dst, int c, size_t n, unsigned flags);
 NTM_HIDDEN void *ntm_copy_large(void *dst, const void *src, size_t n,
 				unsigned flags);

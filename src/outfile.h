@@ -34,7 +34,9 @@
 #ifndef NTM_OUTFILE_H
 #define NTM_OUTFILE_H
 
+#include <errno.h>
 #include <stddef.h>
+#include <string.h>
 #include <sys/types.h>
 
 #define NTM_OUTFILE_MAX_LINKS 40
@@ -60,6 +62,12 @@ struct ntm_outfile {
 	const char *why;        /* after a failure: the reason in words, or
 				   NULL when strerror(errno) says it */
 };
+
+/* Right after a failure: why, in words either way. */
+static inline const char *ntm_outfile_reason(const struct ntm_outfile *o)
+{
+	return o->why ? o->why : strerror(errno);
+}
 
 /*
  * Check that path can be written, before any work is done for it: follow

@@ -28,7 +28,6 @@ struct worker {
 	uint32_t seq;             /* futex: bumped for each task and to stop */
 	unsigned part;            /* the task: part of job */
 	struct pool_job *job;
-	int want_cpu;             /* where the task runs (-1: anywhere) */
 	int pinned;               /* the CPU the thread is pinned to; -1: the
 				     whole universe; -2: as it was created */
 	pthread_t thread;
@@ -113,7 +112,7 @@ static void *worker_main(void *arg)
 			return NULL;
 		struct pool_job *job = w->job;
 		unsigned k = w->part;
-		pin(w, w->want_cpu);
+		pin(w, job->cpu[k]);
 		job->result[k] = job->run(job, k);
 		ntm_fence();  /* the streaming stores, before the release */
 		/* After this the job may be gone: touch nothing of it. */
@@ -204,7 +203,6 @@ static void grow(unsigned want)
 		if (!pthread_setaffinity_np(w->thread, sizeof pool.universe,
 					    &pool.universe))
 			w->pinned = -1;
-		__atomic_add_fetch(&pool.stats.created, 1, __ATOMIC_RELAXED);
 		__atomic_store_n(&pool.nworkers, pool.nworkers + 1, __ATOMIC_RELEASE);
 	}
 }
@@ -284,7 +282,6 @@ void ntm_pool_run(struct pool_job *job)
 		struct worker *w = &workers[slot[k]];
 		w->job = job;
 		w->part = k;
-		w->want_cpu = job->cpu[k];
 		__atomic_add_fetch(&w->seq, 1, __ATOMIC_RELEASE);
 		futex_wake(&w->seq, 1);
 	}
@@ -312,7 +309,6 @@ void ntm_pool_universe(unsigned *cpus, unsigned *nodes)
 void ntm_pool_stats(struct pool_stats *s)
 {
 	s->workers = __atomic_load_n(&pool.nworkers, __ATOMIC_RELAXED);
-	s->created = __atomic_load_n(&pool.stats.created, __ATOMIC_RELAXED);
 	s->create_failed = __atomic_load_n(&pool.stats.create_failed, __ATOMIC_RELAXED);
 	s->jobs = __atomic_load_n(&pool.stats.jobs, __ATOMIC_RELAXED);
 	s->busy = __atomic_load_n(&pool.stats.busy, __ATOMIC_RELAXED);

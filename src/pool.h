@@ -74,7 +74,6 @@ void ntm_pool_universe(unsigned *cpus, unsigned *nodes);
 
 struct pool_stats {
 	unsigned workers;             /* threads alive now */
-	unsigned long long created;   /* threads ever created */
 	unsigned long long create_failed;
 	unsigned long long jobs;      /* jobs run on more than one thread */
 	unsigned long long busy;      /* callers that found the pool taken */

@@ -45,25 +45,23 @@ union shim_route {
 	copy_fn *copy;
 };
 
-#define NTM_SHIM_HIDDEN __attribute__((visibility("hidden")))
-
 /* The entry width the shim calls: ntm_entry_width(), asked once. */
-NTM_SHIM_HIDDEN const struct entry_width *ntm_shim_width(void);
+NTM_HIDDEN const struct entry_width *ntm_shim_width(void);
 
 /* Point every function at the entry points, or (counting) at
  * ntm_shim_counted.  Lock-free: each route is one atomic store. */
-NTM_SHIM_HIDDEN void ntm_shim_route_all(int counting);
+NTM_HIDDEN void ntm_shim_route_all(int counting);
 
 /* preload_count.c */
 
 /* The counting wrappers, indexed by enum shim_fn: each counts the call
  * against the path the entry point will take, then makes it. */
-NTM_SHIM_HIDDEN extern const union shim_route ntm_shim_counted[SHIM_FUNCTIONS];
+NTM_HIDDEN extern const union shim_route ntm_shim_counted[SHIM_FUNCTIONS];
 
 /* Read NTMEM_PRELOAD_REPORT; returns 1 if it asks this process for a
  * report (the caller then routes through ntm_shim_counted), else 0.
  * Called once, from the shim's constructor. */
-NTM_SHIM_HIDDEN int ntm_shim_report_setup(void);
+NTM_HIDDEN int ntm_shim_report_setup(void);
 
 /*
  * NTMEM_PRELOAD_REPORT=FD:PID:DEV:INO, set by "ntmem run --report": the

@@ -45,7 +45,6 @@ static void describe_requires(unsigned bits, char *out)
 
 static void build_table(void)
 {
-	int saved = errno;  /* support checks may detect the CPU first */
 	for (int op = NTMEM_OP_SET; op <= NTMEM_OP_COPY; op++)
 		for (int streaming = 0; streaming <= 1; streaming++)
 			for (size_t f = 0; f < NFAMILIES; f++)
@@ -59,7 +58,6 @@ static void build_table(void)
 						table[table_len++] = v;
 					}
 				}
-	errno = saved;
 }
 
 int ntm_variant_count(void)

@@ -41,7 +41,7 @@ static size_t finish(void *dst, size_t n, unsigned flags,
 		     struct ntm_guarded_result r, int streamed)
 {
 	if (r.left && r.fault == NTM_FAULT_READ && !(flags & NTMEM_F_NOZEROFILL)) {
-		const struct variant *z = ntm_choose(NTMEM_OP_SET, 0, r.left, flags & (NTMEM_F_TEMPORAL | NTMEM_F_NONTEMPORAL));
+		const struct variant *z = ntm_choose(NTMEM_OP_SET, 0, r.left, flags);
 		ntm_guarded_set(z, (unsigned char *)dst + (n - r.left), 0, r.left);
 		streamed |= ntm_guarded_streams(z);
 	}
@@ -133,7 +133,7 @@ size_t ntm_copy_safe_slow(void *dst, const void *src, size_t n, unsigned flags)
 		return 0;
 	if (ntm_overlap(dst, src, n))
 		return copy_overlapping(dst, src, n, flags);
-	const struct variant *v = ntm_choose(NTMEM_OP_COPY, 0, n, flags & (NTMEM_F_TEMPORAL | NTMEM_F_NONTEMPORAL));
+	const struct variant *v = ntm_choose(NTMEM_OP_COPY, 0, n, flags);
 	return finish(dst, n, flags, ntm_guarded_copy(v, dst, src, n),
 		      ntm_guarded_streams(v));
 }
@@ -144,7 +144,7 @@ size_t ntm_set_safe_slow(void *dst, int c, size_t n, unsigned flags)
 		return (size_t)-1;
 	if (n == 0)
 		return 0;
-	const struct variant *v = ntm_choose(NTMEM_OP_SET, c, n, flags & (NTMEM_F_TEMPORAL | NTMEM_F_NONTEMPORAL));
+	const struct variant *v = ntm_choose(NTMEM_OP_SET, c, n, flags);
 	return finish(dst, n, flags, ntm_guarded_set(v, dst, c, n),
 		      ntm_guarded_streams(v));
 }
@@ -195,9 +195,9 @@ size_t ntm_set_safe_resume(void *dst, int c, size_t n, unsigned flags,
 /* The entry points of each width (guarded_x86_64.S). */
 typedef size_t safe_copy_fn(void *, const void *, size_t, unsigned);
 typedef size_t safe_set_fn(void *, int, size_t, unsigned);
-NTM_HIDDEN_SAFE safe_copy_fn ntm_safe_copy_sse2, ntm_safe_copy_avx,
+NTM_HIDDEN safe_copy_fn ntm_safe_copy_sse2, ntm_safe_copy_avx,
 	ntm_safe_copy_evex;
-NTM_HIDDEN_SAFE safe_set_fn ntm_safe_set_sse2, ntm_safe_set_avx,
+NTM_HIDDEN safe_set_fn ntm_safe_set_sse2, ntm_safe_set_avx,
 	ntm_safe_set_evex;
 
 /* The width ntmem_copy uses, so that the inline loop is the one the

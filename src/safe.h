@@ -13,10 +13,10 @@
 #define NTM_SAFE_H
 
 #include <stddef.h>
+#include <stdint.h>
 
+#include "entry.h"
 #include "variant.h"
-
-#define NTM_HIDDEN_SAFE __attribute__((visibility("hidden")))
 
 /* 1: the guarded loops of guarded_x86_64.S and their exception table;
  * 0: the per-call sigsetjmp guard of safe_portable.c (any architecture;
@@ -25,6 +25,21 @@
 #define NTM_SAFE_EXTABLE 1
 #else
 #define NTM_SAFE_EXTABLE 0
+#endif
+
+#if NTM_SAFE_EXTABLE
+/* The exception table of guarded_x86_64.S: faults in [from, to) go to
+ * fixup; each field an offset from itself. */
+struct extable_entry {
+	int32_t from, to, fixup;
+};
+extern const struct extable_entry ntm_extable_start[] NTM_HIDDEN,
+	ntm_extable_end[] NTM_HIDDEN;
+
+static inline uintptr_t ntm_extable_target(const int32_t *field)
+{
+	return (uintptr_t)field + (uintptr_t)(intptr_t)*field;
+}
 #endif
 
 /* Which side a guarded form stopped at. */
@@ -47,70 +62,66 @@ typedef struct ntm_guarded_result guarded_set_fn(void *dst, int c, size_t n);
 
 /* Run v's guarded form (or the form standing in for it).  Copies: the
  * buffers must not overlap.  Does not fence. */
-NTM_HIDDEN_SAFE struct ntm_guarded_result
+NTM_HIDDEN struct ntm_guarded_result
 ntm_guarded_copy(const struct variant *v, void *dst, const void *src, size_t n);
-NTM_HIDDEN_SAFE struct ntm_guarded_result
+NTM_HIDDEN struct ntm_guarded_result
 ntm_guarded_set(const struct variant *v, void *dst, int c, size_t n);
 
 /* Whether the form that runs for v writes with streaming stores (then
  * the caller fences). */
-NTM_HIDDEN_SAFE int ntm_guarded_streams(const struct variant *v);
+NTM_HIDDEN int ntm_guarded_streams(const struct variant *v);
 
 /* The registry variant whose guarded form runs for v: v itself when its
  * family has one, else the stand-in (safe_forms.c says which).  NULL
  * when v cannot run here. */
-NTM_HIDDEN_SAFE const struct variant *ntm_guarded_by(const struct variant *v);
+NTM_HIDDEN const struct variant *ntm_guarded_by(const struct variant *v);
 
 /* Build the table of forms (idempotent; ntm_safe_install() calls it
  * before the handler is published). */
-NTM_HIDDEN_SAFE void ntm_guarded_forms_init(void);
+NTM_HIDDEN void ntm_guarded_forms_init(void);
 
 /* For the handler: a synchronous fault (info: its siginfo_t)
  * interrupted context.  If it is a safe call's, send it on (the
  * exception table: edit the context to resume at the fixup and return
  * 1; portable: jump back to the call's guard, never returning); else
  * return 0. */
-NTM_HIDDEN_SAFE int ntm_safe_fixup(const void *info, void *context);
+NTM_HIDDEN int ntm_safe_fixup(const void *info, void *context);
 
 /* Install the handler once (lock-free; async-signal-safe once done).
- * Returns 0, or -1 with errno.  Sets ntm_safe_ready. */
-NTM_HIDDEN_SAFE int ntm_safe_install(void);
-
-/* Nonzero once the handler is installed: the assembly entry points read
- * it before they run anything guarded. */
-extern unsigned char ntm_safe_ready NTM_HIDDEN_SAFE;
+ * Returns 0, or -1 with errno. */
+NTM_HIDDEN int ntm_safe_install(void);
 
 /* Let the assembly entry points run their commonest size class (they
- * read ntm_safe_gate, see guarded_x86_64.S); after ntm_safe_ready. */
-NTM_HIDDEN_SAFE void ntm_guarded_entries_open(void);
+ * read ntm_safe_gate, see guarded_x86_64.S); once the handler is in. */
+NTM_HIDDEN void ntm_guarded_entries_open(void);
 
 /* Faults the handler has sent to a fixup (or, off x86-64, to a guard),
  * for the tests: a call that faults nowhere must not add to it. */
-extern unsigned long ntm_safe_recovered NTM_HIDDEN_SAFE;
+extern unsigned long ntm_safe_recovered NTM_HIDDEN;
 
 /* The whole safe call, for what the entry points do not do themselves
  * (the public functions off x86-64). */
-NTM_HIDDEN_SAFE size_t ntm_copy_safe_slow(void *dst, const void *src, size_t n,
+NTM_HIDDEN size_t ntm_copy_safe_slow(void *dst, const void *src, size_t n,
 					  unsigned flags);
-NTM_HIDDEN_SAFE size_t ntm_set_safe_slow(void *dst, int c, size_t n,
+NTM_HIDDEN size_t ntm_set_safe_slow(void *dst, int c, size_t n,
 					 unsigned flags);
 
 #ifdef __x86_64__
 /* Where the entry points of guarded_x86_64.S go after a fault: the small
  * path's, or the inline loop's with dst[0, done) complete. */
-NTM_HIDDEN_SAFE size_t ntm_copy_safe_small_fault(void *dst, const void *src,
+NTM_HIDDEN size_t ntm_copy_safe_small_fault(void *dst, const void *src,
 						 size_t n, unsigned flags);
-NTM_HIDDEN_SAFE size_t ntm_set_safe_small_fault(void *dst, int c, size_t n,
+NTM_HIDDEN size_t ntm_set_safe_small_fault(void *dst, int c, size_t n,
 						unsigned flags);
-NTM_HIDDEN_SAFE size_t ntm_copy_safe_resume(void *dst, const void *src,
+NTM_HIDDEN size_t ntm_copy_safe_resume(void *dst, const void *src,
 					    size_t n, unsigned flags, size_t done);
-NTM_HIDDEN_SAFE size_t ntm_set_safe_resume(void *dst, int c, size_t n,
+NTM_HIDDEN size_t ntm_set_safe_resume(void *dst, int c, size_t n,
 					   unsigned flags, size_t done);
 
 /* The guarded byte-at-a-time loops: exact, slow, for short spans. */
-NTM_HIDDEN_SAFE struct ntm_guarded_result
+NTM_HIDDEN struct ntm_guarded_result
 ntm_guarded_bytes_copy(void *dst, const void *src, size_t n);
-NTM_HIDDEN_SAFE struct ntm_guarded_result
+NTM_HIDDEN struct ntm_guarded_result
 ntm_guarded_bytes_set(void *dst, int c, size_t n);
 #endif
 

@@ -41,8 +41,8 @@ extern const struct variant_family ntm_family_sse2, ntm_family_avx,
 	ntm_family_movdir64b;
 
 #define DECLARE_FORMS(stem)                                  \
-	NTM_HIDDEN_SAFE guarded_set_fn ntm_guarded_set_##stem; \
-	NTM_HIDDEN_SAFE guarded_copy_fn ntm_guarded_copy_##stem
+	NTM_HIDDEN guarded_set_fn ntm_guarded_set_##stem; \
+	NTM_HIDDEN guarded_copy_fn ntm_guarded_copy_##stem
 DECLARE_FORMS(vec_sse2);
 DECLARE_FORMS(nt_sse2);
 DECLARE_FORMS(vec_avx);
@@ -51,8 +51,8 @@ DECLARE_FORMS(vec_evex);
 DECLARE_FORMS(nt_evex);
 DECLARE_FORMS(movnti);
 DECLARE_FORMS(movdir64b);
-NTM_HIDDEN_SAFE guarded_set_fn ntm_guarded_set_stosb;
-NTM_HIDDEN_SAFE guarded_copy_fn ntm_guarded_copy_movsb;
+NTM_HIDDEN guarded_set_fn ntm_guarded_set_stosb;
+NTM_HIDDEN guarded_copy_fn ntm_guarded_copy_movsb;
 
 #define FORMS(fam, role, req, need, stem)                                  \
 	{&ntm_family_##fam, NTMEM_OP_SET, NTMEM_ROLE_##role, req, need,    \
@@ -146,6 +146,18 @@ static void add_slot(const struct variant *v, const struct variant *by)
 	slots[i] = (struct slot){v, by, own_form(by)};
 }
 
+/* v comes from the registry or the ladder, so it is in the table; an
+ * unknown one gets the stand-in of its kind rather than a crash. */
+static const struct slot *slot_for(const struct variant *v)
+{
+	for (size_t i = slot_of(v);; i = (i + 1) % SLOTS) {
+		if (slots[i].v == v)
+			return &slots[i];
+		if (!slots[i].v)
+			return fallback[v->op][ntm_streams(v)];
+	}
+}
+
 static void build_forms(void)
 {
 	const struct variant *stand[2][2];
@@ -163,11 +175,7 @@ static void build_forms(void)
 	}
 	for (int op = 0; op < 2; op++)
 		for (int streaming = 0; streaming < 2; streaming++) {
-			const struct variant *v = stand[op][streaming];
-			size_t i = slot_of(v);
-			while (slots[i].v != v)
-				i = (i + 1) % SLOTS;
-			fallback[op][streaming] = &slots[i];
+			fallback[op][streaming] = slot_for(stand[op][streaming]);
 		}
 }
 
@@ -189,17 +197,6 @@ void ntm_guarded_forms_init(void)
 	}
 }
 
-/* v comes from the registry or the ladder, so it is in the table; an
- * unknown one gets the stand-in of its kind rather than a crash. */
-static const struct slot *slot_for(const struct variant *v)
-{
-	for (size_t i = slot_of(v);; i = (i + 1) % SLOTS) {
-		if (slots[i].v == v)
-			return &slots[i];
-		if (!slots[i].v)
-			return fallback[v->op][ntm_streams(v)];
-	}
-}
 
 struct ntm_guarded_result ntm_guarded_copy(const struct variant *v, void *dst,
 					   const void *src, size_t n)
@@ -224,22 +221,9 @@ const struct variant *ntm_guarded_by(const struct variant *v)
 	return ntm_variant_unsupported(v) ? NULL : slot_for(v)->by;
 }
 
-/* The exception table of guarded_x86_64.S: each field an offset from
- * itself. */
-struct extable_entry {
-	int32_t from, to, fixup;
-};
-extern const struct extable_entry ntm_extable_start[] NTM_HIDDEN_SAFE,
-	ntm_extable_end[] NTM_HIDDEN_SAFE;
-
-static uintptr_t target(const int32_t *field)
-{
-	return (uintptr_t)field + (uintptr_t)(intptr_t)*field;
-}
-
 /* Per entry width (sse2, avx, evex): 0 until the handler is installed,
  * then the width's vector size + 1 (guarded_x86_64.S says why). */
-NTM_HIDDEN_SAFE size_t ntm_safe_gate[3];
+NTM_HIDDEN size_t ntm_safe_gate[3];
 
 void ntm_guarded_entries_open(void)
 {
@@ -256,8 +240,8 @@ int ntm_safe_fixup(const void *info, void *context)
 	uintptr_t ip = (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
 	for (const struct extable_entry *e = ntm_extable_start;
 	     e < ntm_extable_end; e++)
-		if (ip >= target(&e->from) && ip < target(&e->to)) {
-			uc->uc_mcontext.gregs[REG_RIP] = (greg_t)target(&e->fixup);
+		if (ip >= ntm_extable_target(&e->from) && ip < ntm_extable_target(&e->to)) {
+			uc->uc_mcontext.gregs[REG_RIP] = (greg_t)ntm_extable_target(&e->fixup);
 			__atomic_fetch_add(&ntm_safe_recovered, 1, __ATOMIC_RELAXED);
 			return 1;
 		}

@@ -25,7 +25,7 @@
 #include <signal.h>
 #include <string.h>
 
-unsigned char ntm_safe_ready;
+static unsigned char safe_ready;  /* the handler is installed */
 unsigned long ntm_safe_recovered;
 
 static const int caught[2] = {SIGSEGV, SIGBUS};
@@ -162,7 +162,7 @@ static int install(void)
 	for (int i = 0; i < 2 && !rc; i++)
 		rc = put_in_front(i);
 	if (!rc) {
-		__atomic_store_n(&ntm_safe_ready, 1, __ATOMIC_RELEASE);
+		__atomic_store_n(&safe_ready, 1, __ATOMIC_RELEASE);
 		ntm_guarded_entries_open();
 	}
 	__atomic_store_n(&installing, 0, __ATOMIC_RELEASE);
@@ -174,7 +174,7 @@ static int install(void)
 
 int ntm_safe_install(void)
 {
-	if (__atomic_load_n(&ntm_safe_ready, __ATOMIC_ACQUIRE))
+	if (__atomic_load_n(&safe_ready, __ATOMIC_ACQUIRE))
 		return 0;
 	return install();
 }

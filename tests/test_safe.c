@@ -618,15 +618,6 @@ static void guarded_by(void)
 }
 
 #if NTM_SAFE_EXTABLE
-struct extable_entry {
-	int32_t from, to, fixup;
-};
-extern const struct extable_entry ntm_extable_start[], ntm_extable_end[];
-
-static uintptr_t target_of(const int32_t *f)
-{
-	return (uintptr_t)f + (uintptr_t)(intptr_t)*f;
-}
 
 /* Ranges that overlap, or a fixup inside a range, would send a fault to
  * the wrong place. */
@@ -636,13 +627,13 @@ static void extable_sane(void)
 				      *end = ntm_extable_end;
 	int ok = end > first;
 	for (a = first; a < end; a++) {
-		ok &= target_of(&a->from) < target_of(&a->to);
+		ok &= ntm_extable_target(&a->from) < ntm_extable_target(&a->to);
 		for (b = first; b < end; b++) {
-			uintptr_t fx = target_of(&a->fixup);
-			ok &= fx < target_of(&b->from) || fx >= target_of(&b->to);
+			uintptr_t fx = ntm_extable_target(&a->fixup);
+			ok &= fx < ntm_extable_target(&b->from) || fx >= ntm_extable_target(&b->to);
 			if (a != b)
-				ok &= target_of(&a->to) <= target_of(&b->from) ||
-				      target_of(&b->to) <= target_of(&a->from);
+				ok &= ntm_extable_target(&a->to) <= ntm_extable_target(&b->from) ||
+				      ntm_extable_target(&b->to) <= ntm_extable_target(&a->from);
 		}
 	}
 	t_check(ok, "the exception table: disjoint ranges, fixups outside them",

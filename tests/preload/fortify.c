@@ -14,6 +14,7 @@
  *                            bytes for an 8-byte destination: the same
  */
 #include "helper.h"
+#include "glibc_chk.h"
 
 #include <string.h>
 
@@ -113,12 +114,6 @@ static int run_overflow(const char *f, size_t n)
 
 /* The checking forms called by name, as a fortified program built by
  * another compiler may call them, with a destination 8 bytes long. */
-void *__memset_chk(void *dst, int c, size_t n, size_t dstlen);
-void *__memcpy_chk(void *dst, const void *src, size_t n, size_t dstlen);
-void *__memmove_chk(void *dst, const void *src, size_t n, size_t dstlen);
-void *__mempcpy_chk(void *dst, const void *src, size_t n, size_t dstlen);
-void __explicit_bzero_chk(void *dst, size_t n, size_t dstlen);
-
 static int run_chk(const char *name, size_t n)
 {
 	char dst[64], src[64];  /* room for what a failed check lets through */
