@@ -3,6 +3,7 @@
 #include "ntmem.h"
 
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -489,4 +490,77 @@ int t_reexec_streaming_above(char **argv, const char *above)
 	const char *const env[] = {"NTMEM_PROFILE=none", tunables, NULL};
 	t_reexec_with(argv, env);
 	return 0;
+}
+
+void t_fill_pattern(unsigned char *p, size_t n, unsigned seed)
+{
+	for (size_t i = 0; i < n; i++)
+		p[i] = (unsigned char)(i * 167 + seed);
+}
+
+int t_under_qemu(void)
+{
+	const char *wrapper = getenv("TEST_WRAPPER");
+	return wrapper && strstr(wrapper, "qemu");
+}
+
+static char scratch[128];
+
+int t_scratch_make(const char *tag)
+{
+	snprintf(scratch, sizeof scratch, "/tmp/ntmem-%s-test-XXXXXX", tag);
+	if (mkdtemp(scratch))
+		return 0;
+	t_fail("scratch directory", "mkdtemp %s: %s", scratch, strerror(errno));
+	scratch[0] = '\0';
+	return -1;
+}
+
+const char *t_scratch_dir(void)
+{
+	return scratch;
+}
+
+const char *t_scratch_path(const char *name)
+{
+	static char buf[4][512];
+	static int k;
+	k = (k + 1) % 4;
+	snprintf(buf[k], sizeof buf[k], "%s/%s", scratch, name);
+	return buf[k];
+}
+
+void t_scratch_remove(void)
+{
+	char cmd[160];
+	if (!scratch[0])
+		return;
+	snprintf(cmd, sizeof cmd, "rm -rf %s", scratch);
+	if (system(cmd))
+		t_fail("scratch directory", "%s", cmd);
+}
+
+const char *t_file_text(const char *path)
+{
+	static char buf[1 << 16];
+	buf[0] = '\0';
+	FILE *f = fopen(path, "r");
+	if (f) {
+		buf[fread(buf, 1, sizeof buf - 1, f)] = '\0';
+		fclose(f);
+	}
+	return buf;
+}
+
+int t_count_prefixed(const char *dir, const char *prefix)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return -1;
+	int n = 0;
+	struct dirent *e;
+	while ((e = readdir(d)))
+		n += !strncmp(e->d_name, prefix, strlen(prefix));
+	closedir(d);
+	return n;
 }

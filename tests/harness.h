@@ -88,3 +88,25 @@ void t_exec_self(char **argv);
 
 /* The ntmem binary under test: $NTMEM_BIN, else build/ntmem. */
 const char *t_ntmem(void);
+
+/* Known bytes: p[i] = i * 167 + seed (mod 256). */
+void t_fill_pattern(unsigned char *p, size_t n, unsigned seed);
+
+/* 1 under qemu-user (tests/run.sh's TEST_WRAPPER names it). */
+int t_under_qemu(void);
+
+/* A scratch directory under /tmp named for tag: make it first (0, or -1
+ * having failed the test), then name files in it (a path valid for the
+ * next three calls), and remove it with everything in it at the end. */
+int t_scratch_make(const char *tag);
+const char *t_scratch_path(const char *name);
+const char *t_scratch_dir(void);
+void t_scratch_remove(void);
+
+/* The whole of a file as text (up to 64 KiB), or "" when it cannot be
+ * read; valid until the next call. */
+const char *t_file_text(const char *path);
+
+/* Entries of dir whose names start with prefix, or -1 if dir cannot be
+ * read. */
+int t_count_prefixed(const char *dir, const char *prefix);

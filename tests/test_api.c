@@ -38,12 +38,6 @@ static int region_equals(const unsigned char *a, const unsigned char *b, size_t 
 	return memcmp(a, b, n) == 0;
 }
 
-static void fill_pattern(unsigned char *p, size_t n, unsigned seed)
-{
-	for (size_t i = 0; i < n; i++)
-		p[i] = (unsigned char)(i * 167 + seed);
-}
-
 static const char *flag_names(unsigned flags)
 {
 	static char buf[64];
@@ -66,7 +60,7 @@ static void test_flag_combinations(void)
 			unsigned char *d = buf.data + CANARY + off;
 			unsigned char *r = ref.data + CANARY + off;
 			/* set */
-			fill_pattern(buf.data, n + 2 * CANARY + 64, 1);
+			t_fill_pattern(buf.data, n + 2 * CANARY + 64, 1);
 			memcpy(ref.data, buf.data, n + 2 * CANARY + 64);
 			errno = 0;
 			void *ret = ntmem_set_flags(d, 0xa7, n, flags);
@@ -81,8 +75,8 @@ static void test_flag_combinations(void)
 			}
 			/* copy, from the reference area into buf */
 			unsigned char *s = ref.data + 2 * CANARY + 64 + n + (i % 64);
-			fill_pattern(s, n, 9);
-			fill_pattern(buf.data, n + 2 * CANARY + 64, 3);
+			t_fill_pattern(s, n, 9);
+			t_fill_pattern(buf.data, n + 2 * CANARY + 64, 3);
 			unsigned char *expect = malloc(n + 2 * CANARY + 64);
 			memcpy(expect, buf.data, n + 2 * CANARY + 64);
 			if (!invalid)
@@ -161,7 +155,7 @@ static void test_overlap(void)
 				for (int dir = 0; ok && dir < 2; dir++) {
 					size_t n = sz[i], k = shifts[s];
 					size_t span = n + k + 64;
-					fill_pattern(buf.data, span, (unsigned)(s + i));
+					t_fill_pattern(buf.data, span, (unsigned)(s + i));
 					memcpy(ref.data, buf.data, span);
 					unsigned char *d = buf.data + (dir ? 0 : k);
 					unsigned char *src = buf.data + (dir ? k : 0);

@@ -10,7 +10,7 @@
 #include "harness.h"
 #include "ladder_fit.h"
 
-static char dir[] = "/tmp/ntmem-calibrate-test-XXXXXX";
+static const char *dir;  /* the scratch directory */
 
 static void test_usage_errors(void)
 {
@@ -222,16 +222,12 @@ static void test_fit(void)
 
 int main(void)
 {
-	if (!mkdtemp(dir)) {
-		t_fail("mkdtemp", "failed");
+	if (t_scratch_make("calibrate"))
 		return t_finish();
-	}
+	dir = t_scratch_dir();
 	test_fit();
 	test_usage_errors();
 	test_write_and_read_back();
-	char cmd[300];
-	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-	if (system(cmd))
-		t_fail("cleanup", "%s", cmd);
+	t_scratch_remove();
 	return t_finish();
 }

@@ -75,21 +75,15 @@ static void *watched_memcpy(void *d, const void *s, size_t n)
 	return real_memcpy(d, s, n);
 }
 
-static void fill_pattern(unsigned char *p, size_t n, unsigned seed)
-{
-	for (size_t i = 0; i < n; i++)
-		p[i] = (unsigned char)(i * 131 + seed);
-}
-
 /* One hinted call against libc's result.  Returns 1 if the bytes, the
  * return value and (when watched) the order of writing are right. */
 static int hinted(int copy, size_t n, size_t off, const struct ntmem_opts *o,
 		  int watched, char *why, size_t len)
 {
 	size_t span = n + 2 * CANARY + 64;
-	fill_pattern(buf.data, span, (unsigned)(n + o->hot_off));
+	t_fill_pattern(buf.data, span, (unsigned)(n + o->hot_off));
 	memcpy(ref.data, buf.data, span);
-	fill_pattern(src.data, n + off, 77);
+	t_fill_pattern(src.data, n + off, 77);
 	unsigned char *d = buf.data + CANARY + off, *r = ref.data + CANARY + off;
 	watch.caller = pthread_self();
 	watch.extent = d;

@@ -20,31 +20,8 @@
 #include "outfile.h"
 #include "profile.h"
 
-static char dir[] = "/tmp/ntmem-outfile-test-XXXXXX";
 static const char text[] = "<svg>the data</svg>\n";
 
-static const char *at(const char *name)
-{
-	static char buf[4][512];
-	static int k;
-	k = (k + 1) % 4;
-	snprintf(buf[k], sizeof buf[k], "%s/%s", dir, name);
-	return buf[k];
-}
-
-/* The whole of a file, or "" when it cannot be read. */
-static const char *contents(const char *path)
-{
-	static char buf[4096];
-	buf[0] = '\0';
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return buf;
-	size_t n = fread(buf, 1, sizeof buf - 1, f);
-	buf[n] = '\0';
-	fclose(f);
-	return buf;
-}
 
 /* Entries of d whose names contain ".tmp": temporaries left behind. */
 static int leftovers(const char *d)
@@ -69,73 +46,73 @@ static void test_new_and_replaced(void)
 {
 	umask(027);
 	errno = 4242;
-	int r = ntm_outfile_write(at("new.svg"), text, sizeof text - 1, 0);
+	int r = ntm_outfile_write(t_scratch_path("new.svg"), text, sizeof text - 1, 0);
 	t_check(r == 0 && errno == 4242, "outfile: a new file is written, errno kept",
 		"r %d errno %d", r, errno);
-	t_check(!strcmp(contents(at("new.svg")), text) && mode_of(at("new.svg")) == 0640,
+	t_check(!strcmp(t_file_text(t_scratch_path("new.svg")), text) && mode_of(t_scratch_path("new.svg")) == 0640,
 		"outfile: a new file has mode 0666 less the umask (027: 0640)",
-		"mode %o, contents '%s'", mode_of(at("new.svg")), contents(at("new.svg")));
+		"mode %o, contents '%s'", mode_of(t_scratch_path("new.svg")), t_file_text(t_scratch_path("new.svg")));
 	umask(022);
 
 	/* A regular file is replaced whole: a new inode, its mode kept. */
-	chmod(at("new.svg"), 0600);
+	chmod(t_scratch_path("new.svg"), 0600);
 	struct stat before, after;
-	stat(at("new.svg"), &before);
-	r = ntm_outfile_write(at("new.svg"), "v2\n", 3, 0);
-	stat(at("new.svg"), &after);
-	t_check(r == 0 && !strcmp(contents(at("new.svg")), "v2\n") &&
+	stat(t_scratch_path("new.svg"), &before);
+	r = ntm_outfile_write(t_scratch_path("new.svg"), "v2\n", 3, 0);
+	stat(t_scratch_path("new.svg"), &after);
+	t_check(r == 0 && !strcmp(t_file_text(t_scratch_path("new.svg")), "v2\n") &&
 		before.st_ino != after.st_ino && (after.st_mode & 07777) == 0600,
 		"outfile: a regular file is replaced by rename, keeping its mode",
 		"r %d ino %lu -> %lu mode %o", r, (unsigned long)before.st_ino,
 		(unsigned long)after.st_ino, after.st_mode & 07777);
-	t_check(leftovers(dir) == 0, "outfile: no temporary file is left", "found one");
+	t_check(leftovers(t_scratch_dir()) == 0, "outfile: no temporary file is left", "found one");
 }
 
 static void test_links(void)
 {
 	int r;
-	if (symlink("real.svg", at("link.svg")) || symlink("link.svg", at("link2.svg")) ||
-	    symlink("gone.svg", at("dangling.svg")) || symlink("loop.svg", at("loop.svg"))) {
+	if (symlink("real.svg", t_scratch_path("link.svg")) || symlink("link.svg", t_scratch_path("link2.svg")) ||
+	    symlink("gone.svg", t_scratch_path("dangling.svg")) || symlink("loop.svg", t_scratch_path("loop.svg"))) {
 		t_fail("outfile: links", "symlink: %s", strerror(errno));
 		return;
 	}
-	FILE *f = fopen(at("real.svg"), "w");
+	FILE *f = fopen(t_scratch_path("real.svg"), "w");
 	if (f)
 		fclose(f);
-	r = ntm_outfile_write(at("link2.svg"), text, sizeof text - 1, 0);
+	r = ntm_outfile_write(t_scratch_path("link2.svg"), text, sizeof text - 1, 0);
 	struct stat st;
-	int still_link = !lstat(at("link.svg"), &st) && S_ISLNK(st.st_mode) &&
-			 !lstat(at("link2.svg"), &st) && S_ISLNK(st.st_mode);
-	t_check(r == 0 && still_link && !strcmp(contents(at("real.svg")), text),
+	int still_link = !lstat(t_scratch_path("link.svg"), &st) && S_ISLNK(st.st_mode) &&
+			 !lstat(t_scratch_path("link2.svg"), &st) && S_ISLNK(st.st_mode);
+	t_check(r == 0 && still_link && !strcmp(t_file_text(t_scratch_path("real.svg")), text),
 		"outfile: a chain of links is followed; the file it points to is written",
-		"r %d, links kept %d, real '%s'", r, still_link, contents(at("real.svg")));
+		"r %d, links kept %d, real '%s'", r, still_link, t_file_text(t_scratch_path("real.svg")));
 
-	r = ntm_outfile_write(at("dangling.svg"), text, sizeof text - 1, 0);
-	t_check(r == 0 && !lstat(at("dangling.svg"), &st) && S_ISLNK(st.st_mode) &&
-		!strcmp(contents(at("gone.svg")), text),
+	r = ntm_outfile_write(t_scratch_path("dangling.svg"), text, sizeof text - 1, 0);
+	t_check(r == 0 && !lstat(t_scratch_path("dangling.svg"), &st) && S_ISLNK(st.st_mode) &&
+		!strcmp(t_file_text(t_scratch_path("gone.svg")), text),
 		"outfile: a dangling link creates the file it names", "r %d: %s", r,
 		strerror(errno));
 
 	errno = 0;
-	r = ntm_outfile_write(at("loop.svg"), text, sizeof text - 1, 0);
+	r = ntm_outfile_write(t_scratch_path("loop.svg"), text, sizeof text - 1, 0);
 	t_check(r == -1 && errno == ELOOP, "outfile: a loop of links fails with ELOOP",
 		"r %d errno %d", r, errno);
 }
 
 static void test_fifo(void)
 {
-	if (mkfifo(at("fifo"), 0600)) {
+	if (mkfifo(t_scratch_path("fifo"), 0600)) {
 		t_fail("outfile: FIFO", "mkfifo: %s", strerror(errno));
 		return;
 	}
 	/* Our own read end, so the writer's open does not wait. */
-	int rd = open(at("fifo"), O_RDWR | O_NONBLOCK);
-	int r = ntm_outfile_write(at("fifo"), text, sizeof text - 1, 0);
+	int rd = open(t_scratch_path("fifo"), O_RDWR | O_NONBLOCK);
+	int r = ntm_outfile_write(t_scratch_path("fifo"), text, sizeof text - 1, 0);
 	char got[256] = "";
 	ssize_t n = rd >= 0 ? read(rd, got, sizeof got - 1) : -1;
 	got[n > 0 ? n : 0] = '\0';
 	struct stat st;
-	t_check(r == 0 && !strcmp(got, text) && !lstat(at("fifo"), &st) &&
+	t_check(r == 0 && !strcmp(got, text) && !lstat(t_scratch_path("fifo"), &st) &&
 		S_ISFIFO(st.st_mode), "outfile: a FIFO is written through and stays a FIFO",
 		"r %d, read '%s'", r, got);
 	if (rd >= 0)
@@ -147,7 +124,7 @@ static void test_devices(void)
 	/* /dev/null's own numbers, made here: a failure cannot damage the
 	 * real one.  Root only; else the real /dev/null, which a process
 	 * that is not root cannot replace anyway. */
-	const char *null = at("null");
+	const char *null = t_scratch_path("null");
 	if (geteuid() != 0 || mknod(null, S_IFCHR | 0666, makedev(1, 3)))
 		null = "/dev/null";
 	int r = ntm_outfile_write(null, text, sizeof text - 1, 0);
@@ -157,13 +134,13 @@ static void test_devices(void)
 		"%s: r %d: %s", null, r, strerror(errno));
 
 	/* A block device is refused.  An unassigned major: nothing real. */
-	if (geteuid() != 0 || mknod(at("disk"), S_IFBLK | 0600, makedev(240, 0))) {
+	if (geteuid() != 0 || mknod(t_scratch_path("disk"), S_IFBLK | 0600, makedev(240, 0))) {
 		t_skip("outfile: a block device is refused", "mknod needs root");
 	} else {
 		struct ntm_outfile o;
-		r = ntm_outfile_prepare(&o, at("disk"), 0);
+		r = ntm_outfile_prepare(&o, t_scratch_path("disk"), 0);
 		t_check(r == -1 && errno == EINVAL && o.why && strstr(o.why, "block device") &&
-			!lstat(at("disk"), &st) && S_ISBLK(st.st_mode),
+			!lstat(t_scratch_path("disk"), &st) && S_ISBLK(st.st_mode),
 			"outfile: a block device is refused", "r %d: %s", r, strerror(errno));
 	}
 }
@@ -171,19 +148,19 @@ static void test_devices(void)
 /* Root may write anywhere: check as nobody, in a child. */
 static void test_unwritable(void)
 {
-	mkdir(at("ro"), 0555);
-	chmod(dir, 0755);
+	mkdir(t_scratch_path("ro"), 0555);
+	chmod(t_scratch_dir(), 0755);
 	pid_t pid = fork();
 	if (pid == 0) {
 		if (geteuid() == 0 && setresuid(65534, 65534, 65534))
 			_exit(3);
 		struct ntm_outfile o;
-		int r = ntm_outfile_prepare(&o, at("ro/x.svg"), 0);
+		int r = ntm_outfile_prepare(&o, t_scratch_path("ro/x.svg"), 0);
 		_exit(r == -1 && errno == EACCES ? 0 : r == 0 ? 1 : 2);
 	}
 	int status = -1;
 	waitpid(pid, &status, 0);
-	chmod(dir, 0700);
+	chmod(t_scratch_dir(), 0700);
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 3)
 		t_skip("outfile: an unwritable directory fails at prepare",
 		       "cannot drop root to check it");
@@ -197,7 +174,7 @@ static void test_unwritable(void)
  * replaced, even when it is a regular file. */
 static void test_open_file(void)
 {
-	int fd = open(at("opened.txt"), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	int fd = open(t_scratch_path("opened.txt"), O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	if (fd < 0 || write(fd, "table\n", 6) != 6) {
 		t_fail("outfile: an open file", "%s", strerror(errno));
 		return;
@@ -208,37 +185,37 @@ static void test_open_file(void)
 	snprintf(self, sizeof self, "/proc/self/fd/%d", fd);
 	int r = ntm_outfile_write(self, text, sizeof text - 1, 0);
 	close(fd);
-	stat(at("opened.txt"), &after);
+	stat(t_scratch_path("opened.txt"), &after);
 	char want[256];
 	snprintf(want, sizeof want, "table\n%s", text);
 	t_check(r == 0 && before.st_ino == after.st_ino &&
-		!strcmp(contents(at("opened.txt")), want),
+		!strcmp(t_file_text(t_scratch_path("opened.txt")), want),
 		"outfile: /proc/self/fd/N is written through, after what it holds",
-		"r %d: '%s'", r, contents(at("opened.txt")));
+		"r %d: '%s'", r, t_file_text(t_scratch_path("opened.txt")));
 }
 
 static void test_refused(void)
 {
-	mkdir(at("adir"), 0755);
+	mkdir(t_scratch_path("adir"), 0755);
 	struct ntm_outfile o;
-	int r = ntm_outfile_prepare(&o, at("adir"), 0);
+	int r = ntm_outfile_prepare(&o, t_scratch_path("adir"), 0);
 	t_check(r == -1 && errno == EISDIR, "outfile: a directory is refused (EISDIR)",
 		"r %d errno %d", r, errno);
-	r = ntm_outfile_prepare(&o, at("nodir/x.svg"), 0);
-	t_check(r == -1 && errno == ENOENT && access(at("nodir"), F_OK) != 0,
+	r = ntm_outfile_prepare(&o, t_scratch_path("nodir/x.svg"), 0);
+	t_check(r == -1 && errno == ENOENT && access(t_scratch_path("nodir"), F_OK) != 0,
 		"outfile: a missing directory fails at prepare, creating nothing",
 		"r %d errno %d", r, errno);
-	r = ntm_outfile_prepare(&o, at("new.svg/x.svg"), 0);
+	r = ntm_outfile_prepare(&o, t_scratch_path("new.svg/x.svg"), 0);
 	t_check(r == -1 && errno == ENOTDIR, "outfile: a file as directory fails (ENOTDIR)",
 		"r %d errno %d", r, errno);
-	int before = leftovers(dir);
-	r = ntm_outfile_prepare(&o, at("fine.svg"), 0);
-	t_check(r == 0 && access(at("fine.svg"), F_OK) != 0 && leftovers(dir) == before,
+	int before = leftovers(t_scratch_dir());
+	r = ntm_outfile_prepare(&o, t_scratch_path("fine.svg"), 0);
+	t_check(r == 0 && access(t_scratch_path("fine.svg"), F_OK) != 0 && leftovers(t_scratch_dir()) == before,
 		"outfile: prepare creates nothing", "r %d", r);
 
 	/* A target that changes between prepare and commit is looked at again. */
-	r = ntm_outfile_prepare(&o, at("later"), 0);
-	mkdir(at("later"), 0755);
+	r = ntm_outfile_prepare(&o, t_scratch_path("later"), 0);
+	mkdir(t_scratch_path("later"), 0755);
 	int c = r ? 0 : ntm_outfile_commit(&o, text, sizeof text - 1);
 	t_check(r == 0 && c == -1 && errno == EISDIR,
 		"outfile: commit looks again: a directory made meanwhile is refused",
@@ -250,11 +227,11 @@ static void test_refused(void)
 static void test_mkdir(void)
 {
 	umask(022);
-	int r = ntm_outfile_write(at("a/b/out"), text, sizeof text - 1, NTM_OUTFILE_MKDIR);
-	t_check(r == 0 && mode_of(at("a")) == 0700 && mode_of(at("a/b")) == 0700 &&
-		!strcmp(contents(at("a/b/out")), text),
+	int r = ntm_outfile_write(t_scratch_path("a/b/out"), text, sizeof text - 1, NTM_OUTFILE_MKDIR);
+	t_check(r == 0 && mode_of(t_scratch_path("a")) == 0700 && mode_of(t_scratch_path("a/b")) == 0700 &&
+		!strcmp(t_file_text(t_scratch_path("a/b/out")), text),
 		"outfile: NTM_OUTFILE_MKDIR makes the missing directories 0700",
-		"r %d modes %o %o", r, mode_of(at("a")), mode_of(at("a/b")));
+		"r %d modes %o %o", r, mode_of(t_scratch_path("a")), mode_of(t_scratch_path("a/b")));
 }
 
 /* The profile: its directory 0700, the file as the umask says. */
@@ -264,40 +241,38 @@ static void test_profile_modes(void)
 	ntm_profile_init(&p, ntm_cpu());
 	snprintf(p.ladder[0].rungs, sizeof p.ladder[0].rungs, "%s", "");
 	umask(022);
-	int r = ntm_profile_write(at("cache/ntmem/profile"), &p, NULL);
-	t_check(r == 0 && mode_of(at("cache")) == 0700 && mode_of(at("cache/ntmem")) == 0700,
+	int r = ntm_profile_write(t_scratch_path("cache/ntmem/profile"), &p, NULL);
+	t_check(r == 0 && mode_of(t_scratch_path("cache")) == 0700 && mode_of(t_scratch_path("cache/ntmem")) == 0700,
 		"profile: the directory is created 0700", "r %d modes %o %o", r,
-		mode_of(at("cache")), mode_of(at("cache/ntmem")));
-	t_check(mode_of(at("cache/ntmem/profile")) == 0644,
+		mode_of(t_scratch_path("cache")), mode_of(t_scratch_path("cache/ntmem")));
+	t_check(mode_of(t_scratch_path("cache/ntmem/profile")) == 0644,
 		"profile: a new profile under umask 022 is 0644", "mode %o",
-		mode_of(at("cache/ntmem/profile")));
-	unlink(at("cache/ntmem/profile"));
+		mode_of(t_scratch_path("cache/ntmem/profile")));
+	unlink(t_scratch_path("cache/ntmem/profile"));
 	umask(077);
-	r = ntm_profile_write(at("cache/ntmem/profile"), &p, NULL);
+	r = ntm_profile_write(t_scratch_path("cache/ntmem/profile"), &p, NULL);
 	umask(022);
-	t_check(r == 0 && mode_of(at("cache/ntmem/profile")) == 0600,
+	t_check(r == 0 && mode_of(t_scratch_path("cache/ntmem/profile")) == 0600,
 		"profile: a new profile under umask 077 is 0600, not 0644", "r %d mode %o",
-		r, mode_of(at("cache/ntmem/profile")));
+		r, mode_of(t_scratch_path("cache/ntmem/profile")));
 
 	struct profile back;
 	char why[256] = "";
-	r = symlink("cache/ntmem/profile", at("plink"));
-	int w = r ? -1 : ntm_profile_write(at("plink"), &p, "via a link");
+	r = symlink("cache/ntmem/profile", t_scratch_path("plink"));
+	int w = r ? -1 : ntm_profile_write(t_scratch_path("plink"), &p, "via a link");
 	struct stat st;
-	t_check(w == 0 && !lstat(at("plink"), &st) && S_ISLNK(st.st_mode) &&
-		strstr(contents(at("cache/ntmem/profile")), "# via a link") &&
-		!ntm_profile_read(at("plink"), ntm_cpu(), &back, why, sizeof why),
+	t_check(w == 0 && !lstat(t_scratch_path("plink"), &st) && S_ISLNK(st.st_mode) &&
+		strstr(t_file_text(t_scratch_path("cache/ntmem/profile")), "# via a link") &&
+		!ntm_profile_read(t_scratch_path("plink"), ntm_cpu(), &back, why, sizeof why),
 		"profile: a link is followed and the profile reads back", "w %d: %s", w, why);
-	t_check(leftovers(at("cache/ntmem")) == 0, "profile: no temporary file is left",
+	t_check(leftovers(t_scratch_path("cache/ntmem")) == 0, "profile: no temporary file is left",
 		"found one");
 }
 
 int main(void)
 {
-	if (!mkdtemp(dir)) {
-		t_fail("mkdtemp", "%s", strerror(errno));
+	if (t_scratch_make("outfile"))
 		return t_finish();
-	}
 	test_new_and_replaced();
 	test_links();
 	test_fifo();
@@ -306,9 +281,6 @@ int main(void)
 	test_refused();
 	test_mkdir();
 	test_profile_modes();
-	char cmd[600];
-	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-	if (system(cmd))
-		t_fail("cleanup", "%s", cmd);
+	t_scratch_remove();
 	return t_finish();
 }

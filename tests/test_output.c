@@ -4,7 +4,6 @@
  * file, whole or temporary, left by SIGPIPE, SIGTERM or SIGKILL.
  * Runs of the real tool, tiny (64 KiB, -l 1), and no timing asserted. */
 #define _GNU_SOURCE
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -19,32 +18,15 @@
 
 #include "harness.h"
 
-static char dir[] = "/tmp/ntmem-output-test-XXXXXX";
 
 /* A bench run small enough for any machine. */
 #define TINY "bench memset -s 64KB -r 1 -l 1 -f glibc"
 
-static const char *at(const char *name)
-{
-	static char buf[4][512];
-	static int k;
-	k = (k + 1) % 4;
-	snprintf(buf[k], sizeof buf[k], "%s/%s", dir, name);
-	return buf[k];
-}
-
-/* Entries of dir whose names start with prefix: the file or its
- * temporaries. */
+/* Entries of the scratch directory whose names start with prefix: the
+ * file or its temporaries. */
 static int count_prefixed(const char *prefix)
 {
-	DIR *d = opendir(dir);
-	int n = 0;
-	struct dirent *e;
-	while (d && (e = readdir(d)))
-		n += !strncmp(e->d_name, prefix, strlen(prefix));
-	if (d)
-		closedir(d);
-	return n;
+	return t_count_prefixed(t_scratch_dir(), prefix);
 }
 
 static int is_svg(const char *text)
@@ -52,17 +34,6 @@ static int is_svg(const char *text)
 	return strstr(text, "<svg") && strstr(text, "</svg>");
 }
 
-static const char *contents(const char *path)
-{
-	static char buf[1 << 16];
-	buf[0] = '\0';
-	FILE *f = fopen(path, "r");
-	if (f) {
-		buf[fread(buf, 1, sizeof buf - 1, f)] = '\0';
-		fclose(f);
-	}
-	return buf;
-}
 
 /* "ntmem ARGS"; the exit status, stdout and stderr. */
 static int tool(const char *args, char **out, char **err)
@@ -75,15 +46,15 @@ static int tool(const char *args, char **out, char **err)
 static void test_symlink(void)
 {
 	char args[1024];
-	if (symlink("real.svg", at("link.svg"))) {
+	if (symlink("real.svg", t_scratch_path("link.svg"))) {
 		t_fail("--plot through a symlink", "symlink: %s", strerror(errno));
 		return;
 	}
-	snprintf(args, sizeof args, TINY " --plot %s", at("link.svg"));
+	snprintf(args, sizeof args, TINY " --plot %s", t_scratch_path("link.svg"));
 	int st = tool(args, NULL, NULL);
 	struct stat sb;
-	t_check(st == 0 && !lstat(at("link.svg"), &sb) && S_ISLNK(sb.st_mode) &&
-		is_svg(contents(at("real.svg"))),
+	t_check(st == 0 && !lstat(t_scratch_path("link.svg"), &sb) && S_ISLNK(sb.st_mode) &&
+		is_svg(t_file_text(t_scratch_path("real.svg"))),
 		"--plot through a symlink writes the file it names; the link stays",
 		"status %d", st);
 }
@@ -91,16 +62,16 @@ static void test_symlink(void)
 static void test_fifo(void)
 {
 	char args[1024];
-	if (mkfifo(at("fifo.svg"), 0600)) {
+	if (mkfifo(t_scratch_path("fifo.svg"), 0600)) {
 		t_fail("--plot into a FIFO", "mkfifo: %s", strerror(errno));
 		return;
 	}
 	/* Our read end, open first: the tool's open does not wait, and the
 	 * pipe holds the whole plot until we read it. */
-	int rd = open(at("fifo.svg"), O_RDWR | O_NONBLOCK);
+	int rd = open(t_scratch_path("fifo.svg"), O_RDWR | O_NONBLOCK);
 	if (rd >= 0)
 		fcntl(rd, F_SETPIPE_SZ, 1 << 20);
-	snprintf(args, sizeof args, TINY " --plot %s", at("fifo.svg"));
+	snprintf(args, sizeof args, TINY " --plot %s", t_scratch_path("fifo.svg"));
 	int st = tool(args, NULL, NULL);
 	static char got[1 << 20];
 	ssize_t n = rd >= 0 ? read(rd, got, sizeof got - 1) : -1;
@@ -108,7 +79,7 @@ static void test_fifo(void)
 	if (rd >= 0)
 		close(rd);
 	struct stat sb;
-	t_check(st == 0 && is_svg(got) && !lstat(at("fifo.svg"), &sb) &&
+	t_check(st == 0 && is_svg(got) && !lstat(t_scratch_path("fifo.svg"), &sb) &&
 		S_ISFIFO(sb.st_mode), "--plot into a FIFO writes through it; it stays a FIFO",
 		"status %d, read %zd bytes", st, n);
 }
@@ -118,7 +89,7 @@ static void test_device(void)
 	/* As root, /dev/null's numbers made here, so a regression cannot
 	 * replace the real one; otherwise the real one, which a process
 	 * that is not root cannot replace anyway. */
-	const char *null = at("null");
+	const char *null = t_scratch_path("null");
 	int own = geteuid() == 0 && !mknod(null, S_IFCHR | 0666, makedev(1, 3));
 	if (!own)
 		null = "/dev/null";
@@ -137,9 +108,9 @@ static void test_device(void)
 static void test_stdout(void)
 {
 	char args[1024], *out = NULL;
-	snprintf(args, sizeof args, TINY " --plot /dev/stdout > %s", at("both.txt"));
+	snprintf(args, sizeof args, TINY " --plot /dev/stdout > %s", t_scratch_path("both.txt"));
 	int st = tool(args, &out, NULL);
-	const char *both = contents(at("both.txt"));
+	const char *both = t_file_text(t_scratch_path("both.txt"));
 	const char *table = strstr(both, "glibc"), *svg = strstr(both, "<svg");
 	t_check(st == 0 && table && svg && table < svg && is_svg(svg),
 		"--plot /dev/stdout > FILE: the table, then the plot, in FILE",
@@ -152,8 +123,8 @@ static void test_directory(void)
 	static const char *const commands[] = {"bench memset -s 64KB -r 3", "pollution -s 4KiB"};
 	for (size_t i = 0; i < 2; i++) {
 		char args[1024], name[160], *out = NULL, *err = NULL;
-		mkdir(at("adir"), 0755);
-		snprintf(args, sizeof args, "%s --plot %s", commands[i], at("adir"));
+		mkdir(t_scratch_path("adir"), 0755);
+		snprintf(args, sizeof args, "%s --plot %s", commands[i], t_scratch_path("adir"));
 		int st = tool(args, &out, &err);
 		snprintf(name, sizeof name, "%.9s --plot DIR: exit 2 before measuring "
 			 "(nothing on stdout), saying why", commands[i]);
@@ -190,7 +161,7 @@ static pid_t start(const char *args, int broken_stdout)
 static void test_sigpipe(void)
 {
 	char args[1024];
-	snprintf(args, sizeof args, TINY " --plot %s", at("pipe.svg"));
+	snprintf(args, sizeof args, TINY " --plot %s", t_scratch_path("pipe.svg"));
 	pid_t pid = start(args, 1);
 	int status = 0;
 	waitpid(pid, &status, 0);
@@ -215,7 +186,7 @@ static void test_killed(int sig, const char *signame)
 	char args[1024], prefix[32], name[128];
 	snprintf(prefix, sizeof prefix, "kill%d.svg", sig);
 	snprintf(args, sizeof args, "bench memset -s 64KB -r 1000 -l 1000 -f glibc "
-		 "--plot %s", at(prefix));
+		 "--plot %s", t_scratch_path(prefix));
 	pid_t pid = start(args, 0);
 	sleep_ms(300);
 	int during = count_prefixed(prefix);
@@ -231,10 +202,8 @@ static void test_killed(int sig, const char *signame)
 
 int main(void)
 {
-	if (!mkdtemp(dir)) {
-		t_fail("mkdtemp", "%s", strerror(errno));
+	if (t_scratch_make("output"))
 		return t_finish();
-	}
 	test_symlink();
 	test_fifo();
 	test_device();
@@ -243,9 +212,6 @@ int main(void)
 	test_sigpipe();
 	test_killed(SIGTERM, "SIGTERM");
 	test_killed(SIGKILL, "SIGKILL");
-	char cmd[600];
-	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-	if (system(cmd))
-		t_fail("cleanup", "%s", cmd);
+	t_scratch_remove();
 	return t_finish();
 }

@@ -32,12 +32,6 @@
 
 static struct guarded buf, ref, src;
 
-static void fill_pattern(unsigned char *p, size_t n, unsigned seed)
-{
-	for (size_t i = 0; i < n; i++)
-		p[i] = (unsigned char)(i * 167 + seed);
-}
-
 static unsigned long long jobs_so_far(void)
 {
 	struct pool_stats s;
@@ -51,12 +45,12 @@ static int one_call(int copy, size_t n, size_t off, int c,
 		    const struct ntmem_opts *o, char *why, size_t len)
 {
 	size_t span = n + 2 * CANARY + 64;
-	fill_pattern(buf.data, span, (unsigned)n);
+	t_fill_pattern(buf.data, span, (unsigned)n);
 	memcpy(ref.data, buf.data, span);
 	unsigned char *d = buf.data + CANARY + off, *r = ref.data + CANARY + off;
 	void *ret;
 	if (copy) {
-		fill_pattern(src.data, n + off, (unsigned)c);
+		t_fill_pattern(src.data, n + off, (unsigned)c);
 		ret = ntmem_copy_opts(d, src.data + off, n, o);
 		memcpy(r, src.data + off, n);
 	} else {
@@ -119,7 +113,7 @@ static void test_default_threads(void)
 	size_t n = 9 * MiB + 3;
 	unsigned long long jobs = jobs_so_far();
 	unsigned char *d = buf.data + 5;
-	fill_pattern(buf.data, n + 64, 3);
+	t_fill_pattern(buf.data, n + 64, 3);
 	memcpy(ref.data, buf.data, n + 64);
 	void *ret = ntmem_set_flags(d, 0x3c, n, NTMEM_F_PARALLEL);
 	memset(ref.data + 5, 0x3c, n);
@@ -164,7 +158,7 @@ static void test_overlap(void)
 	size_t n = 256 * KiB;
 	int ok = 1;
 	for (int dir = 0; dir < 2; dir++) {
-		fill_pattern(buf.data, n + 4096, 9);
+		t_fill_pattern(buf.data, n + 4096, 9);
 		memcpy(ref.data, buf.data, n + 4096);
 		unsigned char *d = buf.data + (dir ? 1000 : 0), *s = buf.data + (dir ? 0 : 1000);
 		ntmem_copy_opts(d, s, n, &o);
@@ -306,8 +300,7 @@ static void test_fork_while_busy(void)
 	/* qemu-user 7.2 cannot fork a process while another of its threads
 	 * runs guest code: the child aborts in qemu itself (cpu_exec:
 	 * "cpu == current_cpu"), whatever the program does. */
-	const char *wrapper = getenv("TEST_WRAPPER");
-	if (wrapper && strstr(wrapper, "qemu")) {
+	if (t_under_qemu()) {
 		t_skip("parallel: fork while the pool is busy", "under qemu-user, "
 		       "which aborts a child forked while other threads run");
 		return;

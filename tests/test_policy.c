@@ -22,7 +22,7 @@
 #define KiB ((size_t)1 << 10)
 #define MiB ((size_t)1 << 20)
 
-static char dir[] = "/tmp/ntmem-policy-test-XXXXXX";
+static const char *dir;  /* the scratch directory */
 static struct policy pol;  /* large: keep it off the stack */
 
 static int has_note(const struct policy *p, const char *a, const char *b)
@@ -564,10 +564,9 @@ static void test_info_end_to_end(void)
 
 int main(void)
 {
-	if (!mkdtemp(dir)) {
-		t_fail("mkdtemp", "%s", strerror(errno));
+	if (t_scratch_make("policy"))
 		return t_finish();
-	}
+	dir = t_scratch_dir();
 	test_concurrent_calls();
 	test_defaults();
 	test_bad_tunables();
@@ -577,9 +576,6 @@ int main(void)
 	test_precedence();
 	test_profile_path();
 	test_info_end_to_end();
-	char cmd[300];
-	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-	if (system(cmd))
-		t_fail("cleanup", "%s", cmd);
+	t_scratch_remove();
 	return t_finish();
 }

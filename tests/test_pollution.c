@@ -4,7 +4,6 @@
  * why, and the tool exits 2 on bad arguments without leaving a plot file.
  * No timing is asserted anywhere. */
 #define _GNU_SOURCE
-#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -465,19 +464,6 @@ static void test_perf_fallback(void)
 /* The real tool: exit status, no partial plot                         */
 /* ------------------------------------------------------------------ */
 
-/* Entries of dir whose name starts with prefix. */
-static int count_prefixed(const char *dir, const char *prefix)
-{
-	DIR *d = opendir(dir);
-	int n = 0;
-	if (!d)
-		return -1;
-	struct dirent *e;
-	while ((e = readdir(d)))
-		n += !strncmp(e->d_name, prefix, strlen(prefix));
-	closedir(d);
-	return n;
-}
 
 /* Run "ntmem pollution ARGS"; the exit status, with stdout and stderr. */
 static int run_tool(const char *args, char **out, char **err)
@@ -509,7 +495,7 @@ static void test_tool(void)
 	tool_case("--help", 0, "--mode LIST", 1, "tool: --help prints usage and exits 0");
 	snprintf(args, sizeof args, "--mode nope --plot %s/p.svg", dir);
 	tool_case(args, 2, "ntmem pollution: --mode", 0, "tool: unknown mode exits 2 naming it");
-	t_check(count_prefixed(dir, "p.svg") == 0,
+	t_check(t_count_prefixed(dir, "p.svg") == 0,
 		"tool: no plot file, whole or partial, after an error", "found a p.svg* file");
 	tool_case("--victim 12Q", 2, "ntmem pollution: --victim: '12Q': unknown unit", 0,
 		  "tool: bad victim size exits 2 naming it");

@@ -30,16 +30,11 @@ static size_t page;
 /* The two ways pages are faulted in. */
 static const char *const path_name[2] = {"madvise", "guarded writes"};
 
-/* 1 under qemu-user (tests/run.sh's TEST_WRAPPER).  qemu-user 7.2 passes
- * no madvise advice but MADV_DONTNEED to the kernel and answers the rest
- * with success: MADV_POPULATE_WRITE then populates nothing and reports no
- * error.  A child forked while other threads exist aborts in qemu itself
- * when it starts a thread (cpu_exec: "cpu == current_cpu"). */
-static int under_qemu(void)
-{
-	const char *wrapper = getenv("TEST_WRAPPER");
-	return wrapper && strstr(wrapper, "qemu");
-}
+/* Under qemu-user (t_under_qemu): qemu-user 7.2 passes no madvise advice
+ * but MADV_DONTNEED to the kernel and answers the rest with success:
+ * MADV_POPULATE_WRITE then populates nothing and reports no error.  A
+ * child forked while other threads exist aborts in qemu itself when it
+ * starts a thread (cpu_exec: "cpu == current_cpu"). */
 
 /* Select a path; NULL, or why it cannot be tested here. */
 static const char *use_path(int touch)
@@ -47,7 +42,7 @@ static const char *use_path(int touch)
 	ntm_populate_force_touch = touch;
 	if (!touch && !ntm_populate_writes())
 		return "the kernel lacks MADV_POPULATE_WRITE (before 5.14)";
-	if (!touch && under_qemu())
+	if (!touch && t_under_qemu())
 		return "qemu-user answers MADV_POPULATE_WRITE with success and "
 		       "populates nothing";
 	return NULL;
@@ -256,7 +251,7 @@ static void test_default_parallel(void)
 {
 	size_t len = 16 * MiB;
 	unsigned char *p = map_aligned(len, 2 * MiB, MADV_NOHUGEPAGE);
-	ntm_populate_force_touch = under_qemu();
+	ntm_populate_force_touch = t_under_qemu();
 	int r = ntmem_populate(p, len, NTMEM_F_PARALLEL);
 	ntm_populate_force_touch = 0;
 	t_check(r == 0 && resident(p, len) == len / page,
@@ -303,7 +298,7 @@ static void test_handlers_kept(void)
 		"populate: the program's SIGSEGV handler is back afterwards",
 		"another handler is installed");
 
-	if (under_qemu()) {
+	if (t_under_qemu()) {
 		ntm_populate_force_touch = 0;
 		t_skip("populate: another thread's fault reaches the program's handler",
 		       "qemu-user aborts a forked child that starts a thread");
