@@ -3,13 +3,12 @@
  *
  * MADV_POPULATE_WRITE (Linux 5.14) reports a page it cannot have as an
  * error.  Without it each page is written once, under a guard: a
- * per-thread sigsetjmp that the SIGSEGV/SIGBUS handler jumps back to
- * when the fault lies in the range being written, and that hands every
- * other fault on to the handler that was there before.  The handler is
- * installed only while such a call runs. */
+ * per-thread sigsetjmp that the safe calls' SIGSEGV/SIGBUS handler
+ * (safe_handler.c) jumps back to when the fault lies in the range being
+ * written; it hands every other fault on as it does for the safe
+ * calls. */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdint.h>
@@ -18,6 +17,7 @@
 
 #include "ntmem.h"
 #include "parallel.h"
+#include "safe.h"
 
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE 23
@@ -59,67 +59,17 @@ struct touch_guard {
 };
 static __thread struct touch_guard guard;
 
-static struct sigaction before[2];   /* SIGSEGV's, SIGBUS's */
-static unsigned guard_users;
-static pthread_mutex_t guard_lock = PTHREAD_MUTEX_INITIALIZER;
-
-/* A fault that is not ours: as if this handler were not there. */
-static void hand_on(int sig, siginfo_t *si, void *context)
+void ntm_touch_fixup(int sig, const void *info)
 {
-	const struct sigaction *old = &before[sig == SIGBUS];
-	if (old->sa_flags & SA_SIGINFO) {
-		old->sa_sigaction(sig, si, context);
-	} else if (old->sa_handler != SIG_DFL && old->sa_handler != SIG_IGN) {
-		old->sa_handler(sig);
-	} else {
-		/* Returning re-runs the faulting instruction, which now
-		 * meets the default action (a kernel-sent fault cannot be
-		 * ignored). */
-		signal(sig, SIG_DFL);
-	}
-}
-
-static void on_fault(int sig, siginfo_t *si, void *context)
-{
+	const siginfo_t *si = info;
 	struct touch_guard *g = &guard;
 	uintptr_t a = (uintptr_t)si->si_addr;
-	if (g->armed && si->si_code > 0 && a >= g->lo && a < g->hi) {
+	if (g->armed && a >= g->lo && a < g->hi) {
 		g->armed = 0;
 		g->sig = sig;
 		g->code = si->si_code;
 		siglongjmp(g->back, 1);
 	}
-	hand_on(sig, si, context);
-}
-
-static void guard_install(void)
-{
-	pthread_mutex_lock(&guard_lock);
-	if (guard_users++ == 0) {
-		struct sigaction sa = {.sa_sigaction = on_fault,
-				       .sa_flags = SA_SIGINFO | SA_ONSTACK};
-		sigemptyset(&sa.sa_mask);
-		sigaction(SIGSEGV, &sa, &before[0]);
-		sigaction(SIGBUS, &sa, &before[1]);
-	}
-	pthread_mutex_unlock(&guard_lock);
-}
-
-/* Put the old handlers back, unless the program has installed its own
- * since. */
-static void guard_remove(void)
-{
-	pthread_mutex_lock(&guard_lock);
-	if (--guard_users == 0) {
-		static const int sigs[2] = {SIGSEGV, SIGBUS};
-		for (int i = 0; i < 2; i++) {
-			struct sigaction now;
-			if (!sigaction(sigs[i], NULL, &now) &&
-			    (now.sa_flags & SA_SIGINFO) && now.sa_sigaction == on_fault)
-				sigaction(sigs[i], &before[i], NULL);
-		}
-	}
-	pthread_mutex_unlock(&guard_lock);
 }
 
 /* What madvise would have said about the fault caught. */
@@ -187,16 +137,14 @@ int ntmem_populate_opts(void *addr, size_t len, const struct ntmem_opts *opts)
 	 * thread clears each huge page; else on a page. */
 	const size_t grains[] = {(size_t)1 << 30, (size_t)2 << 20, page};
 	int writes = ntm_populate_writes();
+	if (!writes && ntm_safe_install())
+		return -1;
 	struct extent_work w = {.fn = writes ? madvise_piece : touch_piece,
 				.dst = (unsigned char *)start};
 	struct span all = {0, end - start};
-	if (!writes)
-		guard_install();
 	int e = ntm_extent_run(&w, &all, 1,
 			       o.flags & NTMEM_F_PARALLEL ? o.threads : 1,
 			       o.min_chunk, grains, 3);
-	if (!writes)
-		guard_remove();
 	if (e) {
 		errno = e;
 		return -1;

@@ -87,6 +87,11 @@ NTM_HIDDEN void ntm_guarded_forms_init(void);
  * return 0. */
 NTM_HIDDEN int ntm_safe_fixup(const void *info, void *context);
 
+/* For the handler, before ntm_safe_fixup: a synchronous fault (info:
+ * its siginfo_t) inside the calling thread's ntmem_populate() touch loop
+ * jumps back to that loop; anything else returns. */
+NTM_HIDDEN void ntm_touch_fixup(int sig, const void *info);
+
 /* Install the handler once (lock-free; async-signal-safe once done).
  * Returns 0, or -1 with errno. */
 NTM_HIDDEN int ntm_safe_install(void);

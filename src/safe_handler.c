@@ -1,6 +1,7 @@
 /* safe_handler.c - the one SIGSEGV/SIGBUS handler of the safe calls: it
- * sends a fault of guarded code on (ntm_safe_fixup) and every other
- * signal where it would have gone without ntmem.
+ * sends a fault of guarded code on (ntm_safe_fixup, and ntmem_populate's
+ * touch loop: ntm_touch_fixup) and every other signal where it would
+ * have gone without ntmem.
  *
  * Installed with
  *   SA_SIGINFO  for the fault's code and the context to edit;
@@ -110,6 +111,8 @@ __attribute__((force_align_arg_pointer))
 static void on_fault(int sig, siginfo_t *si, void *context)
 {
 	int saved = errno;
+	if (synchronous(sig, si))
+		ntm_touch_fixup(sig, si);  /* returns unless it is populate's */
 	if (!synchronous(sig, si) || !ntm_safe_fixup(si, context))
 		pass_on(sig, si, context);
 	errno = saved;
