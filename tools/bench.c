@@ -84,10 +84,10 @@ static const struct option long_options[] = {
 	{NULL, 0, NULL, 0},
 };
 
-/* --threads LIST into o->threads: counts from 1 to 64, or "all" (the
- * CPUs the process may use: all_cpus, or 1 while only parsing). */
+/* --threads LIST into o->threads: counts from 1 to 64, or "all", kept as
+ * 0 until bench_plan() knows the CPUs the process may use. */
 static int parse_threads(struct bench_opts *o, const char *arg,
-			 unsigned all_cpus, struct cli_error *e)
+			 struct cli_error *e)
 {
 	char buf[256], *items[BENCH_MAX_THREADS];
 	size_t n;
@@ -96,7 +96,7 @@ static int parse_threads(struct bench_opts *o, const char *arg,
 		return -1;
 	o->nthreads = 0;
 	for (size_t i = 0; i < n; i++) {
-		long t = all_cpus ? (long)all_cpus : 1;
+		long t = 0;
 		if (strcmp(items[i], "all") &&
 		    cli_parse_long("--threads", items[i], 1, 64, &t, e))
 			return -1;
@@ -155,8 +155,7 @@ static int parse_option(void *ctx, int c, const char *arg, char **argv,
 		o->plot = arg;
 		return 0;
 	case OPT_THREADS:
-		o->threads_arg = arg;
-		return parse_threads(o, arg, 0, e);
+		return parse_threads(o, arg, e);
 	case 'h':
 		o->help = 1;
 		return 0;
@@ -358,12 +357,11 @@ int bench_plan(struct bench_opts *o, struct cli_error *e)
 		o->value = o->op == NTMEM_OP_SET ? 0 : -1;  /* -1: random source */
 	drop_zero_only(o);
 	/* "all" is known only now: the CPUs this process may use. */
-	if (o->threads_arg) {
-		struct ntmem_parallel_info pi;
-		ntmem_parallel_info(&pi);
-		if (parse_threads(o, o->threads_arg, pi.cpus_allowed ? pi.cpus_allowed : 1, e))
-			return -1;
-	}
+	struct ntmem_parallel_info pi;
+	ntmem_parallel_info(&pi);
+	for (size_t i = 0; i < o->nthreads; i++)
+		if (!o->threads[i])
+			o->threads[i] = pi.cpus_allowed ? pi.cpus_allowed : 1;
 	return plan_sizes(o, e);
 }
 
@@ -420,14 +418,7 @@ int cmd_bench(int argc, char **argv)
 		bench_print_csv(&o);
 	else
 		bench_print_table(&o, &m);
-	/* The plot appears only if everything else was written. */
-	if (fflush(stdout) || ferror(stdout))
-		cli_fail("cannot write the results to standard output");
-	if (o.plot && bench_write_plot(&o, &m, plot.f)) {
-		cli_output_abandon(&plot);
-		cli_fail("--plot: nothing was measured, so no plot");
-	}
-	if (o.plot && cli_output_commit(&plot, &e))
-		cli_exit(&e);
+	cli_output_finish(o.plot ? &plot : NULL,
+			  o.plot && bench_write_plot(&o, &m, plot.f));
 	return 0;
 }

@@ -53,7 +53,6 @@ struct bench_opts {
 	int cpu;                  /* -1: the CPU it starts on */
 	int json, csv;
 	const char *plot;
-	const char *threads_arg;  /* --threads LIST, or NULL */
 	int help;                 /* --help: nothing else was checked */
 	int list;                 /* -f help */
 

@@ -83,26 +83,15 @@ int bench_measure(struct bench_opts *o, struct cli_error *e)
 	int copy = o->op == NTMEM_OP_COPY, r = 0;
 	o->nresults = 0;
 	for (size_t si = 0; si < o->nsizes && !r; si++) {
-		struct buffer dst, src;
+		struct buffers b;
 		char why[160], s[32];
 		pc.size = o->sizes[si];
-		if (buffer_alloc(&dst, pc.size, o->pages, why, sizeof why)) {
+		if (buffers_alloc(&b, copy, pc.size, o->pages, o->value, why, sizeof why)) {
 			bench_add_skip(o, ntm_format_size(pc.size, s, sizeof s), why);
 			continue;
 		}
-		if (copy && buffer_alloc(&src, pc.size, o->pages, why, sizeof why)) {
-			buffer_free(&dst);
-			bench_add_skip(o, ntm_format_size(pc.size, s, sizeof s), why);
-			continue;
-		}
-		if (copy && o->value >= 0)
-			memset(src.p, o->value, pc.size);
-		else if (copy)
-			fill_random(src.p, pc.size);
-		r = measure_size(o, &pc, dst.p, copy ? src.p : NULL, dst.obtained, e);
-		buffer_free(&dst);
-		if (copy)
-			buffer_free(&src);
+		r = measure_size(o, &pc, b.dst.p, copy ? b.src.p : NULL, b.dst.obtained, e);
+		buffers_free(&b);
 	}
 	if (o->progress)
 		fprintf(stderr, "\r\033[K");

@@ -65,10 +65,59 @@ static void usage(FILE *f)
 		"1 the run failed, 2 bad usage.\n");
 }
 
+enum { OPT_QUICK = 256, OPT_THOROUGH, OPT_JSON, OPT_CPU, OPT_MAX_SIZE };
+
+struct cal_parse {
+	struct cal_options *o;
+	int efforts, help;  /* --quick and --thorough given; -h */
+};
+
+static int parse_option(void *ctx, int c, const char *arg, char **argv,
+			struct cli_error *e)
+{
+	struct cal_parse *p = ctx;
+	struct cal_options *o = p->o;
+	long cpu;
+	switch (c) {
+	case OPT_QUICK:
+	case OPT_THOROUGH:
+		o->effort = &efforts[c == OPT_QUICK ? 0 : 2];
+		p->efforts++;
+		return 0;
+	case 'o':
+		if (!arg[0])
+			return cli_error(e, CLI_USAGE, "--output: empty path");
+		o->output = arg;
+		return 0;
+	case 'n':
+		o->dry_run = 1;
+		return 0;
+	case OPT_JSON:
+		o->json = 1;
+		return 0;
+	case OPT_CPU:
+		if (cli_parse_long("--cpu", arg, 0, 4095, &cpu, e))
+			return -1;
+		o->cpu = (int)cpu;
+		return 0;
+	case OPT_MAX_SIZE:
+		if (cli_parse_size("--max-size", arg, &o->max_size, e))
+			return -1;
+		if (o->max_size < 4 * KiB)
+			return cli_error(e, CLI_USAGE, "--max-size: '%s': at "
+					 "least 4 KiB", arg);
+		return 0;
+	case 'h':
+		p->help = 1;
+		return 0;
+	default:
+		return cli_getopt_error(c, argv, e);
+	}
+}
+
 static int parse(int argc, char **argv, struct cal_options *o,
 		 struct cli_error *e)
 {
-	enum { OPT_QUICK = 256, OPT_THOROUGH, OPT_JSON, OPT_CPU, OPT_MAX_SIZE };
 	static const struct option longopts[] = {
 		{"quick", no_argument, NULL, OPT_QUICK},
 		{"thorough", no_argument, NULL, OPT_THOROUGH},
@@ -83,49 +132,14 @@ static int parse(int argc, char **argv, struct cal_options *o,
 	memset(o, 0, sizeof *o);
 	o->effort = &efforts[1];
 	o->cpu = -1;
-	int c, efforts_given = 0;
-	long cpu;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":o:nh", longopts, NULL)) != -1) {
-		switch (c) {
-		case OPT_QUICK:
-		case OPT_THOROUGH:
-			o->effort = &efforts[c == OPT_QUICK ? 0 : 2];
-			efforts_given++;
-			break;
-		case 'o':
-			if (!optarg[0])
-				return cli_error(e, CLI_USAGE, "--output: empty path");
-			o->output = optarg;
-			break;
-		case 'n':
-			o->dry_run = 1;
-			break;
-		case OPT_JSON:
-			o->json = 1;
-			break;
-		case OPT_CPU:
-			if (cli_parse_long("--cpu", optarg, 0, 4095, &cpu, e))
-				return -1;
-			o->cpu = (int)cpu;
-			break;
-		case OPT_MAX_SIZE:
-			if (cli_parse_size("--max-size", optarg, &o->max_size, e))
-				return -1;
-			if (o->max_size < 4 * KiB)
-				return cli_error(e, CLI_USAGE, "--max-size: '%s': at "
-						 "least 4 KiB", optarg);
-			break;
-		case 'h':
-			usage(stdout);
-			exit(0);
-		default:
-			return cli_getopt_error(c, argv, e);
-		}
-	}
-	if (cli_check_no_operands(argc, argv, e))
+	struct cal_parse p = {.o = o};
+	if (cli_getopt(argc, argv, ":o:nh", longopts, parse_option, &p, &p.help, e))
 		return -1;
-	if (efforts_given > 1)
+	if (p.help) {
+		usage(stdout);
+		exit(0);
+	}
+	if (p.efforts > 1)
 		return cli_error(e, CLI_USAGE, "--quick and --thorough: choose one");
 	return 0;
 }
@@ -177,27 +191,13 @@ static int call_trial(void *arg, size_t size)
  * changes what is fastest (a copy between neighbouring mappings ran
  * 48 GB/s with rep movsb and 54 with AVX2 here, between buffers a GiB
  * apart 57 and 55), so calibration times what the benchmark times. */
-static int alloc_buffers(struct cal_buffers *b, int copy, size_t size,
+static int alloc_buffers(struct buffers *b, int copy, size_t size,
 			 struct cli_error *e)
 {
 	char why[160];
-	b->copy = copy;
-	if (buffer_alloc(&b->dst, size, PAGES_4K, why, sizeof why))
+	if (buffers_alloc(b, copy, size, PAGES_4K, -1, why, sizeof why))
 		return cli_error(e, CLI_FAILED, "cannot allocate %zu bytes: %s", size, why);
-	if (copy && buffer_alloc(&b->src, size, PAGES_4K, why, sizeof why)) {
-		buffer_free(&b->dst);
-		return cli_error(e, CLI_FAILED, "cannot allocate %zu bytes: %s", size, why);
-	}
-	if (copy)
-		fill_random(b->src.p, size);
 	return 0;
-}
-
-static void free_buffers(struct cal_buffers *b)
-{
-	buffer_free(&b->dst);
-	if (b->copy)
-		buffer_free(&b->src);
 }
 
 /* Time cands[0..n) at size, interleaved: medians and paired ratios to the
@@ -211,7 +211,7 @@ static int measure_point(const struct cal_options *o, struct cal_class *k,
 	long rounds = o->effort->rounds, loops[FIT_MAX_CANDS];
 	double gbps[FIT_MAX_CANDS * 16];
 	enum ntmem_op op = k->copy ? NTMEM_OP_COPY : NTMEM_OP_SET;
-	struct cal_buffers b;
+	struct buffers b;
 	if (alloc_buffers(&b, k->copy, size, e))
 		return -1;
 	for (size_t i = 0; i < n; i++) {
@@ -223,7 +223,7 @@ static int measure_point(const struct cal_options *o, struct cal_class *k,
 				    NULL, NULL};
 	struct benchfn_result res = {gbps, loops, 0};
 	int failed = benchfn_run(&plan, &res);
-	free_buffers(&b);
+	buffers_free(&b);
 	if (failed)
 		return cli_error(e, CLI_FAILED, "%s failed: %s",
 				 fns[res.failed].name, strerror(errno));
@@ -424,11 +424,11 @@ static int run_all(struct cal_options *o, struct cal_class *k, struct cli_error 
 		k[cls].entry_loop = o->entry_loop[op];
 		rc = calibrate_class(o, &k[cls], o->hi[op], e);
 	}
-	struct cal_buffers b;
+	struct buffers b;
 	if (!rc && !(rc = alloc_buffers(&b, 0, o->hi[0], e))) {
 		rc = cal_parallel(o, &k[NTMEM_CLASS_SET_ZERO], b.dst.p, o->hi[0],
 				  &o->parallel, e);
-		free_buffers(&b);
+		buffers_free(&b);
 	}
 	return rc;
 }

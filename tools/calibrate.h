@@ -43,11 +43,6 @@ struct cal_refinement {
 	double below, above;    /* GB/s of the lower and the upper rung's */
 };
 
-struct cal_buffers {
-	struct buffer dst, src;
-	int copy;
-};
-
 /* One call class: its candidates and what they measured. */
 struct cal_class {
 	enum ntmem_class cls;

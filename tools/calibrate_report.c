@@ -21,7 +21,7 @@ int cal_check_output(const char *path, struct cli_error *e)
 	struct ntm_outfile out;
 	if (ntm_outfile_prepare(&out, path, NTM_OUTFILE_MKDIR))
 		return cli_error(e, CLI_USAGE, "cannot write the profile '%s': %s",
-				 path, out.why ? out.why : strerror(errno));
+				 path, ntm_outfile_reason(&out));
 	return 0;
 }
 

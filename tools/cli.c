@@ -204,7 +204,7 @@ int cli_output_open(struct cli_output *o, const char *opt, const char *path,
 		return cli_error(e, CLI_USAGE, "%s: empty file name", opt);
 	if (ntm_outfile_prepare(&o->target, path, 0))
 		return cli_error(e, CLI_USAGE, "%s: cannot write '%s': %s", opt, path,
-				 o->target.why ? o->target.why : strerror(errno));
+				 ntm_outfile_reason(&o->target));
 	o->f = open_memstream(&o->data, &o->len);
 	if (!o->f)
 		return cli_error(e, CLI_FAILED, "%s: %s", opt, strerror(errno));
@@ -222,8 +222,7 @@ int cli_output_commit(struct cli_output *o, struct cli_error *e)
 		r = cli_error(e, CLI_FAILED, "%s: out of memory", o->opt);
 	else if (ntm_outfile_commit(&o->target, o->data, o->len))
 		r = cli_error(e, CLI_FAILED, "%s: cannot write '%s': %s", o->opt,
-			      o->target.asked, o->target.why ? o->target.why
-							     : strerror(errno));
+			      o->target.asked, ntm_outfile_reason(&o->target));
 	free(o->data);
 	o->data = NULL;
 	return r;
@@ -236,6 +235,23 @@ void cli_output_abandon(struct cli_output *o)
 	o->f = NULL;
 	free(o->data);
 	o->data = NULL;
+}
+
+void cli_output_finish(struct cli_output *plot, int undrawn)
+{
+	struct cli_error e;
+	if (fflush(stdout) || ferror(stdout)) {
+		if (plot)
+			cli_output_abandon(plot);
+		cli_fail("cannot write the results to standard output");
+	}
+	if (plot && undrawn) {
+		cli_output_abandon(plot);
+		cli_fail("%s: nothing to draw; '%s' not written", plot->opt,
+			 plot->target.asked);
+	}
+	if (plot && cli_output_commit(plot, &e))
+		cli_exit(&e);
 }
 
 int cli_progress_wanted(void)

@@ -105,6 +105,12 @@ int cli_output_commit(struct cli_output *o, struct cli_error *e);
 /* Close without writing anything. */
 void cli_output_abandon(struct cli_output *o);
 
+/* The end of a command that wrote its results to stdout and, with plot
+ * (NULL: none), drew a plot into it: undrawn is nonzero when there was
+ * nothing to draw.  The plot is written only if stdout was.  Exits 1 on
+ * any failure. */
+void cli_output_finish(struct cli_output *plot, int undrawn);
+
 /* stderr is a terminal: progress lines are welcome. */
 int cli_progress_wanted(void);
 

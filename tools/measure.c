@@ -159,6 +159,32 @@ void buffer_free(struct buffer *b)
 	b->p = NULL;
 }
 
+int buffers_alloc(struct buffers *b, int copy, size_t len,
+		  enum page_request pages, int value, char *why, size_t why_len)
+{
+	b->copy = copy;
+	if (buffer_alloc(&b->dst, len, pages, why, why_len))
+		return -1;
+	if (!copy)
+		return 0;
+	if (buffer_alloc(&b->src, len, pages, why, why_len)) {
+		buffer_free(&b->dst);
+		return -1;
+	}
+	if (value >= 0)
+		memset(b->src.p, value, len);
+	else
+		fill_random(b->src.p, len);
+	return 0;
+}
+
+void buffers_free(struct buffers *b)
+{
+	buffer_free(&b->dst);
+	if (b->copy)
+		buffer_free(&b->src);
+}
+
 int page_request_parse(const char *s, enum page_request *out)
 {
 	static const struct {

@@ -23,6 +23,17 @@ int buffer_alloc(struct buffer *b, size_t len, enum page_request pages,
 		 char *why, size_t why_len);
 void buffer_free(struct buffer *b);
 
+/* A call's buffers: dst, and for a copy src, filled with value (0-255)
+ * or, for a negative value, random bytes. */
+struct buffers {
+	struct buffer dst, src;
+	int copy;
+};
+/* Returns 0, or -1 with a reason and nothing held. */
+int buffers_alloc(struct buffers *b, int copy, size_t len,
+		  enum page_request pages, int value, char *why, size_t why_len);
+void buffers_free(struct buffers *b);
+
 /* n rounded up to whole 2 MiB pages, or 0 when that overflows. */
 size_t round_up_2mib(size_t n);
 

@@ -98,13 +98,8 @@ int cmd_pollution(int argc, char **argv)
 		pol_write_json(&c, stdout);
 	else
 		pol_print_table(&c, stdout);
-	/* The plot appears only if everything else was written. */
-	if (fflush(stdout) || ferror(stdout))
-		cli_fail("cannot write the results to standard output");
-	if (o->plot && pol_write_plot(&c, plot.f))
-		cli_fail("--plot: nothing to draw; '%s' not written", o->plot);
-	if (o->plot && cli_output_commit(&plot, &e))
-		cli_exit(&e);
+	cli_output_finish(o->plot ? &plot : NULL,
+			  o->plot && pol_write_plot(&c, plot.f));
 	pol_ctx_free(&c);
 	return 0;
 }
