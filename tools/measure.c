@@ -81,8 +81,8 @@ void fill_random(void *p, size_t len)
 	}
 }
 
-int buffer_alloc(struct buffer *b, size_t len, enum page_request pages,
-		 char *why, size_t why_len)
+int buffer_map(struct buffer *b, size_t len, enum page_request pages,
+	       int prefault, char *why, size_t why_len)
 {
 	memset(b, 0, sizeof *b);
 	b->len = len;
@@ -101,14 +101,13 @@ int buffer_alloc(struct buffer *b, size_t len, enum page_request pages,
 			return -1;
 		}
 		size_t map_len = (len + huge - 1) / huge * huge;
-		int hflags = MAP_HUGETLB | MAP_POPULATE |
+		int hflags = MAP_HUGETLB | (prefault ? MAP_POPULATE : 0) |
 			     (pages == PAGES_1G ? MAP_HUGE_1GB_FLAG : MAP_HUGE_2MB_FLAG);
 		void *p = mmap(NULL, map_len, prot, flags | hflags, -1, 0);
 		if (p != MAP_FAILED) {
 			b->p = p;
 			b->map_len = map_len;
-			snprintf(b->obtained, sizeof b->obtained, "%s hugetlb",
-				 pages == PAGES_1G ? "1 GiB" : "2 MiB");
+			b->hugetlb = 1;
 			return 0;
 		}
 	}
@@ -138,17 +137,34 @@ int buffer_alloc(struct buffer *b, size_t len, enum page_request pages,
 	madvise(p, kept, pages == PAGES_4K ? MADV_NOHUGEPAGE : MADV_HUGEPAGE);
 	/* Prefault: one write a page, so no timed run takes a page fault. */
 	long page = sysconf(_SC_PAGESIZE);
-	for (size_t i = 0; i < kept; i += (size_t)page)
+	for (size_t i = 0; prefault && i < kept; i += (size_t)page)
 		((volatile unsigned char *)p)[i] = 0;
+	return 0;
+}
 
-	size_t huge = thp_bytes(p, kept);
+void buffer_describe(struct buffer *b, enum page_request pages)
+{
+	if (b->hugetlb) {
+		snprintf(b->obtained, sizeof b->obtained, "%s hugetlb",
+			 pages == PAGES_1G ? "1 GiB" : "2 MiB");
+		return;
+	}
+	size_t huge = thp_bytes(b->p, b->map_len);
 	const char *note = pages == PAGES_1G ? ", no 1 GiB pages reserved" : "";
 	if (huge == 0)
 		snprintf(b->obtained, sizeof b->obtained, "4 KiB pages%s%s",
 			 pages == PAGES_2M ? " (THP refused)" : "", note);
 	else
 		snprintf(b->obtained, sizeof b->obtained, "2 MiB THP (%.0f%%)%s",
-			 100.0 * (double)huge / (double)kept, note);
+			 100.0 * (double)huge / (double)b->map_len, note);
+}
+
+int buffer_alloc(struct buffer *b, size_t len, enum page_request pages,
+		 char *why, size_t why_len)
+{
+	if (buffer_map(b, len, pages, 1, why, why_len))
+		return -1;
+	buffer_describe(b, pages);
 	return 0;
 }
 

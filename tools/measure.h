@@ -14,11 +14,19 @@ struct buffer {
 	unsigned char *p;
 	size_t len;
 	size_t map_len;
+	int hugetlb;
 	char obtained[64];  /* what the kernel gave: "4 KiB pages",
 			       "2 MiB THP (100%)", "1 GiB hugetlb" */
 };
 
-/* Map, advise and prefault len bytes.  Returns 0, or -1 with a reason. */
+/* Map and advise len bytes: hugetlb pages where reserved, else whole
+ * 2 MiB pages, aligned, advised for THP (or against it, for 4 KiB), and
+ * with prefault one write a page.  Returns 0, or -1 with a reason. */
+int buffer_map(struct buffer *b, size_t len, enum page_request pages,
+	       int prefault, char *why, size_t why_len);
+/* Fill in b->obtained from what backs the mapping now. */
+void buffer_describe(struct buffer *b, enum page_request pages);
+/* buffer_map, prefaulted, then described. */
 int buffer_alloc(struct buffer *b, size_t len, enum page_request pages,
 		 char *why, size_t why_len);
 void buffer_free(struct buffer *b);

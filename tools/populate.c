@@ -5,7 +5,6 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <getopt.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -80,13 +79,13 @@ static const struct option long_options[] = {
 	{NULL, 0, NULL, 0},
 };
 
-/* Every CPU this process may use: its affinity mask, as it started. */
+/* Every CPU this process may use, as the library's pool counts them
+ * (and bench --threads all), at most 64. */
 static long all_cpus(void)
 {
-	cpu_set_t set;
-	if (sched_getaffinity(0, sizeof set, &set))
-		return 1;
-	long n = CPU_COUNT(&set);
+	struct ntmem_parallel_info info;
+	ntmem_parallel_info(&info);
+	long n = info.cpus_allowed ? (long)info.cpus_allowed : 1;
 	return n > 64 ? 64 : n;
 }
 
@@ -152,71 +151,6 @@ static int parse(int argc, char **argv, struct populate_opts *o, struct cli_erro
 /* A fresh mapping                                                     */
 /* ------------------------------------------------------------------ */
 
-struct mapping {
-	unsigned char *p;
-	size_t len, map_len;
-	int hugetlb;
-};
-
-/* Map len bytes, not yet faulted in, on the pages asked for: hugetlb if
- * reserved, else THP-advised memory aligned to 2 MiB (for 4KB: advised
- * against THP).  Returns 0, or -1 with errno. */
-static int map_fresh(struct mapping *m, size_t len, enum page_request pages)
-{
-	int prot = PROT_READ | PROT_WRITE, flags = MAP_PRIVATE | MAP_ANONYMOUS;
-	memset(m, 0, sizeof *m);
-	m->len = len;
-	if (pages != PAGES_4K) {
-		size_t huge = pages == PAGES_1G ? GiB : 2 * MiB;
-		int shift = pages == PAGES_1G ? 30 : 21;
-		m->map_len = (len + huge - 1) / huge * huge;
-		void *p = mmap(NULL, m->map_len, prot,
-			       flags | MAP_HUGETLB | (shift << MAP_HUGE_SHIFT), -1, 0);
-		if (p != MAP_FAILED) {
-			m->p = p;
-			m->hugetlb = 1;
-			return 0;
-		}
-	}
-	m->map_len = (len + 2 * MiB - 1) / (2 * MiB) * (2 * MiB);
-	unsigned char *raw = mmap(NULL, m->map_len + 2 * MiB, prot, flags, -1, 0);
-	if (raw == MAP_FAILED)
-		return -1;
-	m->p = (unsigned char *)(((uintptr_t)raw + 2 * MiB - 1) & ~(uintptr_t)(2 * MiB - 1));
-	if (m->p > raw)
-		munmap(raw, (size_t)(m->p - raw));
-	munmap(m->p + m->map_len, (size_t)(raw + 2 * MiB - m->p));
-	madvise(m->p, m->map_len, pages == PAGES_4K ? MADV_NOHUGEPAGE : MADV_HUGEPAGE);
-	return 0;
-}
-
-/* The process's transparent huge pages, in bytes (smaps_rollup). */
-static size_t thp_in_process(void)
-{
-	FILE *f = fopen("/proc/self/smaps_rollup", "re");
-	char line[160];
-	size_t kb = 0, total = 0;
-	while (f && fgets(line, sizeof line, f))
-		if (sscanf(line, "AnonHugePages: %zu kB", &kb) == 1)
-			total += kb << 10;
-	if (f)
-		fclose(f);
-	return total;
-}
-
-static void describe(const struct mapping *m, enum page_request pages,
-		     size_t thp, char *out, size_t len)
-{
-	if (m->hugetlb)
-		snprintf(out, len, "%s hugetlb", pages == PAGES_1G ? "1 GiB" : "2 MiB");
-	else if (thp == 0)
-		snprintf(out, len, "4 KiB pages%s", pages != PAGES_4K ? " (THP refused)" : "");
-	else
-		snprintf(out, len, "2 MiB THP (%.0f%%)%s",
-			 100.0 * (double)thp / (double)m->map_len,
-			 pages == PAGES_1G ? ", no 1 GiB pages reserved" : "");
-}
-
 /* ------------------------------------------------------------------ */
 /* Measuring                                                           */
 /* ------------------------------------------------------------------ */
@@ -231,7 +165,7 @@ static int first_touch(unsigned char *p, size_t len)
 }
 
 static int run_method(const struct populate_opts *o, enum method k,
-		      const struct mapping *m)
+		      const struct buffer *m)
 {
 	struct ntmem_opts opts = {.flags = NTMEM_F_PARALLEL,
 				  .threads = (unsigned)o->threads};
@@ -258,18 +192,17 @@ static int visit(void *ctx, size_t slot, long round)
 	enum method k = (enum method)slot;
 	if (o->skipped[k])
 		return 0;
-	struct mapping m;
-	if (map_fresh(&m, o->size, o->pages))
-		return cli_error(v->e, CLI_FAILED, "cannot map %zu bytes: %s", o->size,
-				 strerror(errno));
-	size_t thp_before = thp_in_process();
+	struct buffer m;
+	char why[160];
+	if (buffer_map(&m, o->size, o->pages, 0, why, sizeof why))
+		return cli_error(v->e, CLI_FAILED, "%s", why);
 	uint64_t t0 = now_ns();
 	int r = run_method(o, k, &m);
 	uint64_t ns = now_ns() - t0;
 	int err = errno;
-	describe(&m, o->pages, thp_in_process() - thp_before, o->obtained[k],
-		 sizeof o->obtained[k]);
-	munmap(m.p, m.map_len);
+	buffer_describe(&m, o->pages);
+	snprintf(o->obtained[k], sizeof o->obtained[k], "%s", m.obtained);
+	buffer_free(&m);
 	if (r)
 		return cli_error(v->e, CLI_FAILED, "%s: faulting in %zu bytes failed: %s",
 				 method_name[k], o->size, strerror(err));
@@ -280,13 +213,14 @@ static int visit(void *ctx, size_t slot, long round)
 /* Start the pool's threads before anything is timed. */
 static void warm_up(const struct populate_opts *o)
 {
-	struct mapping m;
-	if (map_fresh(&m, 4 * MiB, PAGES_4K))
+	struct buffer m;
+	char why[160];
+	if (buffer_map(&m, 4 * MiB, PAGES_4K, 0, why, sizeof why))
 		return;
 	struct ntmem_opts opts = {.flags = NTMEM_F_PARALLEL,
 				  .threads = (unsigned)o->threads, .min_chunk = 4096};
 	ntmem_populate_opts(m.p, m.map_len, &opts);
-	munmap(m.p, m.map_len);
+	buffer_free(&m);
 }
 
 /* ------------------------------------------------------------------ */
