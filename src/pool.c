@@ -298,6 +298,15 @@ void ntm_pool_run(struct pool_job *job)
 	errno = saved;
 }
 
+unsigned ntm_process_cpus(int *cpus, unsigned max)
+{
+	unsigned n = 0;
+	for (int c = 0; c < CPU_SETSIZE && n < max; c++)
+		if (CPU_ISSET(c, &process_cpus))
+			cpus[n++] = c;
+	return n;
+}
+
 void ntm_pool_universe(unsigned *cpus, unsigned *nodes)
 {
 	*cpus = __atomic_load_n(&pool.known_cpus, __ATOMIC_RELAXED);

@@ -72,6 +72,11 @@ void ntm_pool_release(void);
  * the pool has started and looked). */
 void ntm_pool_universe(unsigned *cpus, unsigned *nodes);
 
+/* The CPUs of the process's affinity mask as the library was loaded,
+ * before any thread was pinned: at most max, ascending, into cpus[].
+ * Returns how many. */
+unsigned ntm_process_cpus(int *cpus, unsigned max);
+
 struct pool_stats {
 	unsigned workers;             /* threads alive now */
 	unsigned long long create_failed;

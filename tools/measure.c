@@ -4,7 +4,6 @@
 
 #include <errno.h>
 #include <math.h>
-#include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +15,7 @@
 
 #include "cpu.h"
 #include "json.h"
+#include "pool.h"
 
 #ifndef MAP_HUGE_SHIFT
 #define MAP_HUGE_SHIFT 26
@@ -225,35 +225,20 @@ const char *page_request_name(enum page_request p)
 	return p == PAGES_1G ? "1GB" : p == PAGES_2M ? "2MB" : "4KB";
 }
 
-/* The affinity mask before anything was pinned: pinning the main thread
- * narrows what sched_getaffinity() says, and the threads it then starts
- * inherit the narrow mask. */
-static cpu_set_t unpinned;
-static int unpinned_ok;
-static pthread_once_t unpinned_once = PTHREAD_ONCE_INIT;
-
-static void save_unpinned(void)
-{
-	unpinned_ok = sched_getaffinity(0, sizeof unpinned, &unpinned) == 0;
-}
-
 int pin_to_cpu(int cpu)
 {
-	pthread_once(&unpinned_once, save_unpinned);
 	cpu_set_t set;
 	CPU_ZERO(&set);
 	CPU_SET(cpu, &set);
 	return sched_setaffinity(0, sizeof set, &set);
 }
 
+/* Pinning the main thread narrows what sched_getaffinity() says, and
+ * the threads it starts inherit the narrow mask: the library keeps the
+ * mask from before. */
 unsigned allowed_cpus(int *cpus, unsigned max)
 {
-	pthread_once(&unpinned_once, save_unpinned);
-	unsigned n = 0;
-	for (int c = 0; unpinned_ok && c < CPU_SETSIZE && n < max; c++)
-		if (CPU_ISSET(c, &unpinned))
-			cpus[n++] = c;
-	return n;
+	return ntm_process_cpus(cpus, max);
 }
 
 int current_cpu(void)
