@@ -33,6 +33,7 @@ struct bench_result {
 	unsigned threads;     /* the call ran on this many threads */
 	long loops;           /* calls per timed run */
 	int nontemporal;      /* 1, 0, or -1 unknown */
+	const char *dispatch; /* auto: what the policy chose; else NULL */
 	struct stats stats;   /* GB/s */
 	double diff_pct;      /* against the baseline at this size */
 	char pages[64];

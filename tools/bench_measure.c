@@ -34,6 +34,7 @@ static int measure_size(struct bench_opts *o, struct progress_ctx *pc,
 {
 	enum { MAX = BENCH_MAX_FNS * BENCH_MAX_THREADS };
 	size_t size = pc->size, nf = o->nfns * o->nthreads, runs = (size_t)o->runs;
+	size_t call = o->chunk ? o->chunk : size;  /* the bytes of one call */
 	int value = o->value < 0 ? 0 : o->value;
 	static struct fn_target targets[MAX];
 	static struct benchfn fns[MAX];
@@ -62,7 +63,8 @@ static int measure_size(struct bench_opts *o, struct progress_ctx *pc,
 		res->size = size;
 		res->threads = targets[fi].threads;
 		res->loops = loops[fi];
-		res->nontemporal = fn_streams(res->fn, o->chunk ? o->chunk : size, value);
+		res->nontemporal = fn_streams(res->fn, call, value);
+		res->dispatch = fn_dispatch(res->fn, call, value);
 		res->stats = stats_of(benchfn_runs(&r, fi, o->runs), runs);
 		snprintf(res->pages, sizeof res->pages, "%s", pages);
 	}

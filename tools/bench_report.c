@@ -162,10 +162,8 @@ void bench_print_json(const struct bench_opts *o, const struct machine *m)
 		json_double(&j, "gbps_max", r->stats.max);
 		json_double(&j, "diff_pct", r->diff_pct);
 		json_string(&j, "pages", r->pages);
-		if (fn_dispatch(r->fn, 0, 0))
-			json_string(&j, "dispatch",
-				    fn_dispatch(r->fn, o->chunk ? o->chunk : r->size,
-						o->value < 0 ? 0 : o->value));
+		if (r->dispatch)
+			json_string(&j, "dispatch", r->dispatch);
 		json_end(&j);
 	}
 	json_end(&j);
