@@ -153,7 +153,7 @@ int cli_getopt(int argc, char **argv, const char *shortopts,
 		if (*help)
 			return 0;
 	}
-	return cli_check_no_operands(argc, argv, e);
+	return shortopts[0] == '+' ? 0 : cli_check_no_operands(argc, argv, e);
 }
 
 /* The index of name in names[n] (or aliases[n]), or -1. */

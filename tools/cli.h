@@ -61,11 +61,13 @@ int cli_check_no_operands(int argc, char **argv, struct cli_error *e);
 
 /*
  * Read the options of argv (argv[0] the command's name) from the start:
- * getopt_long with shortopts (which must start with ':') and longopts,
+ * getopt_long with shortopts (which must start with ':', or with "+:"
+ * for a command whose options end at its first operand) and longopts,
  * each option handed to one(ctx, c, optarg, argv, e), whose error ends
  * the loop.  Stops early, successfully, once *help is set (--help asks
- * for nothing else); else no operand may follow the options.  Returns 0,
- * or -1 with a usage error.
+ * for nothing else).  No operand may follow the options, except after
+ * "+:": then the operands start at optind.  Returns 0, or -1 with a
+ * usage error.
  */
 struct option;
 typedef int (*cli_option_fn)(void *ctx, int c, const char *arg, char **argv,

@@ -112,54 +112,61 @@ static const struct option longopts[] = {
 	{NULL, 0, NULL, 0},
 };
 
+struct run_parse_state {
+	struct run_options *o;
+	const char *above;  /* --stream-above given */
+	size_t bytes;       /* its value */
+	int never, *help;
+};
+
+static int parse_option(void *ctx, int c, const char *arg, char **argv,
+			struct cli_error *e)
+{
+	struct run_parse_state *p = ctx;
+	switch (c) {
+	case 's':
+		p->above = arg;
+		return cli_parse_size("--stream-above", arg, &p->bytes, e);
+	case 'n':
+		p->never = 1;
+		return 0;
+	case 'l':
+		return add_ladder(p->o, arg, e);
+	case 'r':
+		p->o->report = 1;
+		return 0;
+	case 'h':
+		*p->help = 1;
+		return 0;
+	default:
+		return cli_getopt_error(c, argv, e);
+	}
+}
+
 int run_parse(int argc, char **argv, struct run_options *o, int *help,
 	      struct cli_error *e)
 {
 	memset(o, 0, sizeof *o);
 	*help = 0;
-	const char *above = NULL;
-	int never = 0, c;
-	size_t bytes = 0;
-	optind = 0;  /* a fresh scan: the tests parse many times */
-	opterr = 0;
+	struct run_parse_state p = {.o = o, .help = help};
 	/* '+': the options end at COMMAND, whose own options are its own. */
-	while ((c = getopt_long(argc, argv, "+:s:nl:rh", longopts, NULL)) != -1) {
-		switch (c) {
-		case 's':
-			if (cli_parse_size("--stream-above", optarg, &bytes, e))
-				return -1;
-			above = optarg;
-			break;
-		case 'n':
-			never = 1;
-			break;
-		case 'l':
-			if (add_ladder(o, optarg, e))
-				return -1;
-			break;
-		case 'r':
-			o->report = 1;
-			break;
-		case 'h':
-			*help = 1;
-			return 0;
-		default:
-			return cli_getopt_error(c, argv, e);
-		}
-	}
-	if (above && never)
+	if (cli_getopt(argc, argv, "+:s:nl:rh", longopts, parse_option, &p, help, e))
+		return -1;
+	if (*help)
+		return 0;
+	if (p.above && p.never)
 		return cli_error(e, CLI_USAGE, "--stream-above and --never-stream: "
 				 "choose one");
 	if (optind >= argc)
 		return cli_error(e, CLI_USAGE, "no command given (ntmem run "
 				 "[OPTIONS] -- COMMAND [ARG...])");
-	if (above) {
+	if (p.above) {
 		char value[32];
-		snprintf(value, sizeof value, "%zu", bytes);
+		snprintf(value, sizeof value, "%zu", p.bytes);
 		if (add_threshold(o, "--stream-above", value, e))
 			return -1;
 	}
-	if (never && add_threshold(o, "--never-stream", "max", e))
+	if (p.never && add_threshold(o, "--never-stream", "max", e))
 		return -1;
 	o->command = argv + optind;
 	return 0;
