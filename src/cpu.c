@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -281,23 +282,36 @@ static int read_sysfs_line(const char *path, char *buf, size_t len)
 	return 0;
 }
 
-/* Count the CPUs in a list such as "0-3,8,10-11". */
+int ntm_parse_cpu_list(const char *s, unsigned char *bits, unsigned max)
+{
+	memset(bits, 0, max);
+	while (*s && *s != '\n') {
+		char *end;
+		unsigned long lo = strtoul(s, &end, 10), hi = lo;
+		if (end == s)
+			return -1;
+		if (*end == '-') {
+			s = end + 1;
+			hi = strtoul(s, &end, 10);
+			if (end == s || hi < lo)
+				return -1;
+		}
+		for (unsigned long i = lo; i <= hi && i < max; i++)
+			bits[i] = 1;
+		s = *end == ',' ? end + 1 : end;
+	}
+	return 0;
+}
+
+/* The CPUs in a list such as "0-3,8,10-11" (0 if it is malformed). */
 static unsigned count_cpu_list(const char *s)
 {
+	unsigned char bits[1024];
 	unsigned count = 0;
-	while (*s) {
-		unsigned lo, hi;
-		int used = 0;
-		if (sscanf(s, "%u-%u%n", &lo, &hi, &used) == 2 && hi >= lo)
-			count += hi - lo + 1;
-		else if (sscanf(s, "%u%n", &lo, &used) == 1)
-			count += 1;
-		else
-			break;
-		s += used;
-		if (*s == ',')
-			s++;
-	}
+	if (ntm_parse_cpu_list(s, bits, sizeof bits))
+		return 0;
+	for (size_t i = 0; i < sizeof bits; i++)
+		count += bits[i];
 	return count;
 }
 

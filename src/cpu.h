@@ -107,6 +107,10 @@ struct cache_plan {
 	char how[320];             /* where the sizes came from, in words */
 };
 
+/* Parse a CPU or node list such as "0-3,8,10-11" into bits[0..max) (one
+ * byte each, 1 for a member).  Returns 0, or -1 if it is malformed. */
+int ntm_parse_cpu_list(const char *s, unsigned char *bits, unsigned max);
+
 /* Pure: a function of *cpu alone, so tests can feed it fakes. */
 void ntm_cpu_plan(const struct cpu *cpu, struct cache_plan *plan);
 

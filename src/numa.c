@@ -13,6 +13,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "cpu.h"
+
 int ntm_node_of_cpu(const struct topology *t, int cpu)
 {
 	for (unsigned node = 0; node < t->nnodes; node++)
@@ -93,29 +95,6 @@ static int read_text(const char *path, char *buf, size_t len)
 	return 0;
 }
 
-/* Parse a list such as "0-3,8,10-11" into bits[0..max).  Returns 0, or
- * -1 if it is malformed. */
-static int parse_list(const char *s, unsigned char *bits, unsigned max)
-{
-	memset(bits, 0, max);
-	while (*s && *s != '\n') {
-		char *end;
-		unsigned long lo = strtoul(s, &end, 10), hi = lo;
-		if (end == s)
-			return -1;
-		if (*end == '-') {
-			s = end + 1;
-			hi = strtoul(s, &end, 10);
-			if (end == s || hi < lo)
-				return -1;
-		}
-		for (unsigned long i = lo; i <= hi && i < max; i++)
-			bits[i] = 1;
-		s = *end == ',' ? end + 1 : end;
-	}
-	return 0;
-}
-
 /* One node holding every allowed CPU. */
 static void single_node(struct topology *t, const cpu_set_t *allowed)
 {
@@ -138,14 +117,14 @@ void ntm_topology_discover(struct topology *t, const void *allowed_set)
 	char path[96];
 	unsigned count = 0, ncpus = 0;
 	if (!read_text("/sys/devices/system/node/online", text, sizeof text) &&
-	    !parse_list(text, nodes, NTM_MAX_CPUS)) {
+	    !ntm_parse_cpu_list(text, nodes, NTM_MAX_CPUS)) {
 		for (unsigned id = 0; id < NTM_MAX_CPUS && count < NTM_MAX_NODES; id++) {
 			if (!nodes[id])
 				continue;
 			snprintf(path, sizeof path,
 				 "/sys/devices/system/node/node%u/cpulist", id);
 			if (read_text(path, text, sizeof text) ||
-			    parse_list(text, cpus, NTM_MAX_CPUS))
+			    ntm_parse_cpu_list(text, cpus, NTM_MAX_CPUS))
 				continue;
 			t->first[count] = ncpus;
 			for (int c = 0; c < NTM_MAX_CPUS; c++)

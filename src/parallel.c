@@ -43,9 +43,8 @@ static unsigned policy_threads(const char **how)
 {
 	const struct policy *p = ntm_policy_ready();
 	if (p && p->threads) {
-		if (how)
-			*how = p->threads_origin == NTMEM_ORIGIN_PROFILE
-				       ? "the calibration profile" : "NTMEM_TUNABLES threads=";
+		if (how)  /* only the tunables set it */
+			*how = "NTMEM_TUNABLES threads=";
 		return p->threads;
 	}
 	cpu_set_t set;
