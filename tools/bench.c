@@ -110,7 +110,6 @@ static int parse_option(void *ctx, int c, const char *arg, char **argv,
 			struct cli_error *e)
 {
 	struct bench_opts *o = ctx;
-	long v;
 	switch (c) {
 	case 's':
 		o->sizes_given = 1;
@@ -141,10 +140,7 @@ static int parse_option(void *ctx, int c, const char *arg, char **argv,
 		o->baseline_name = arg;
 		return 0;
 	case OPT_CPU:
-		if (cli_parse_long("--cpu", arg, 0, 4095, &v, e))
-			return -1;
-		o->cpu = (int)v;
-		return 0;
+		return cli_parse_cpu("--cpu", arg, &o->cpu, e);
 	case OPT_JSON:
 		o->json = 1;
 		return 0;

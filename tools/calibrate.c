@@ -77,7 +77,6 @@ static int parse_option(void *ctx, int c, const char *arg, char **argv,
 {
 	struct cal_parse *p = ctx;
 	struct cal_options *o = p->o;
-	long cpu;
 	switch (c) {
 	case OPT_QUICK:
 	case OPT_THOROUGH:
@@ -96,10 +95,7 @@ static int parse_option(void *ctx, int c, const char *arg, char **argv,
 		o->json = 1;
 		return 0;
 	case OPT_CPU:
-		if (cli_parse_long("--cpu", arg, 0, 4095, &cpu, e))
-			return -1;
-		o->cpu = (int)cpu;
-		return 0;
+		return cli_parse_cpu("--cpu", arg, &o->cpu, e);
 	case OPT_MAX_SIZE:
 		if (cli_parse_size("--max-size", arg, &o->max_size, e))
 			return -1;

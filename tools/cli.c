@@ -1,9 +1,11 @@
 /* cli.c - shared argument handling, errors and output files for the tool. */
+#define _GNU_SOURCE  /* CPU_SETSIZE */
 #include "cli.h"
 
 #include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,6 +75,16 @@ int cli_parse_long(const char *opt, const char *arg, long min, long max,
 		return cli_error(e, CLI_USAGE, "%s: %ld is out of range [%ld, %ld]",
 				 opt, v, min, max);
 	*out = v;
+	return 0;
+}
+
+int cli_parse_cpu(const char *opt, const char *arg, int *cpu,
+		  struct cli_error *e)
+{
+	long v;
+	if (cli_parse_long(opt, arg, 0, CPU_SETSIZE - 1, &v, e))
+		return -1;
+	*cpu = (int)v;
 	return 0;
 }
 

@@ -45,6 +45,9 @@ int cli_parse_size_list(const char *opt, const char *arg, size_t *out,
 /* A whole number in [min, max]. */
 int cli_parse_long(const char *opt, const char *arg, long min, long max,
 		   long *out, struct cli_error *e);
+/* A CPU number for opt (--cpu and its like): 0 to CPU_SETSIZE - 1. */
+int cli_parse_cpu(const char *opt, const char *arg, int *cpu,
+		  struct cli_error *e);
 /* A byte value, decimal or 0x-hex, 0-255. */
 int cli_parse_byte(const char *opt, const char *arg, int *out,
 		   struct cli_error *e);

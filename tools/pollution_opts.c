@@ -142,16 +142,6 @@ static int parse_victims(struct popts *o, const char *arg, struct cli_error *e)
 	return 0;
 }
 
-static int parse_cpu(const char *opt, const char *arg, int *cpu,
-		     struct cli_error *e)
-{
-	long v;
-	if (cli_parse_long(opt, arg, 0, CPU_SETSIZE - 1, &v, e))
-		return -1;
-	*cpu = (int)v;
-	return 0;
-}
-
 static int parse_option(void *ctx, int c, const char *arg, char **argv,
 			struct cli_error *e)
 {
@@ -166,8 +156,8 @@ static int parse_option(void *ctx, int c, const char *arg, char **argv,
 			return -1;
 		return o->hot ? 0 : cli_error(e, CLI_USAGE, "--hot: '%s': at least "
 					      "1 byte", arg);
-	case 'c': return parse_cpu("--cpu", arg, &o->cpu, e);
-	case 'C': return parse_cpu("--victim-cpu", arg, &o->victim_cpu, e);
+	case 'c': return cli_parse_cpu("--cpu", arg, &o->cpu, e);
+	case 'C': return cli_parse_cpu("--victim-cpu", arg, &o->victim_cpu, e);
 	case 'r': return cli_parse_long("--runs", arg, 1, 1000, &o->runs, e);
 	case 'L': return cli_parse_long("--lookups", arg, 1, 1L << 30, &o->lookups, e);
 	case 'R': return cli_parse_long("--rounds", arg, 1, 100000, &o->rounds, e);
