@@ -172,10 +172,11 @@ static void check_native(void)
 		return;
 	}
 	static const struct {
-		const char *requires, *kernel_flag;
+		const char *feature, *kernel_flag;
 	} map[] = {
 		{"SSE2", "sse2"},   {"AVX", "avx"},        {"AVX2", "avx2"},
 		{"AVX-512F", "avx512f"}, {"AVX-512BW", "avx512bw"},
+		{"AVX-512VL", "avx512vl"},
 		{"ERMS", "erms"},   {"FSRM", "fsrm"},      {"MOVDIR64B", "movdir64b"},
 		{"CLZERO", "clzero"},
 		{"ASIMD", "asimd"},
@@ -185,13 +186,19 @@ static void check_native(void)
 	for (int id = 0; id < ntmem_variant_count(); id++) {
 		struct ntmem_variant_info v;
 		ntmem_variant_info(id, &v);
+		/* requires lists features separated by spaces: the kernel
+		 * must name every one of them. */
 		int want = 1;
-		for (size_t i = 0; i < sizeof map / sizeof map[0]; i++) {
-			char flag[32];
-			snprintf(flag, sizeof flag, " %s ", map[i].kernel_flag);
-			if (!strcmp(v.requires, map[i].requires))
-				want = strstr(flags, flag) != NULL;
-		}
+		char req[128];
+		snprintf(req, sizeof req, "%s", v.requires);
+		for (char *save, *f = strtok_r(req, " ", &save); f;
+		     f = strtok_r(NULL, " ", &save))
+			for (size_t i = 0; i < sizeof map / sizeof map[0]; i++) {
+				char flag[32];
+				snprintf(flag, sizeof flag, " %s ", map[i].kernel_flag);
+				if (!strcmp(f, map[i].feature))
+					want &= strstr(flags, flag) != NULL;
+			}
 		if (v.supported != want) {
 			ok = 0;
 			snprintf(why, sizeof why, "%s (needs %s): library says %d, kernel %d",
