@@ -207,11 +207,14 @@ void *ntmem_variant_copy(int id, void *dst, const void *src, size_t n,
  *      $XDG_CACHE_HOME/ntmem/profile, else ~/.cache/ntmem/profile.  A
  *      profile made on another CPU, corrupt, truncated, or of an older or
  *      newer format is ignored.
- *   3. the built-in default: the C library's own function below a size
- *      derived from the cache topology, the best streaming variant by
- *      rank above it.  Topology that cannot be true (an L3 over 256 MiB
- *      per socket, "shared by 0" threads, CPUID and sysfs disagreeing) is
- *      not trusted; ntmem_cpu_info() says what was used instead.
+ *   3. the built-in default: the entry points' own vector loop up to
+ *      32 KiB, then the C library's own function up to a size derived
+ *      from the cache topology (the L3 share of a CPU; half of it for
+ *      copies, which touch twice their size), the best streaming variant
+ *      by rank above it.  Topology that cannot be true (over 64 MiB of L3
+ *      for each CPU sharing it, "shared by 0", CPUID and sysfs
+ *      disagreeing) is not trusted, and a fixed 64 MiB is used instead;
+ *      ntmem_cpu_info() says what was used.
  *
  * The policy is built once, by the library's constructor.  A call made
  * before that (from another constructor), or while it runs, uses the
@@ -497,8 +500,8 @@ int ntmem_parallel_info(struct ntmem_parallel_info *info);
  *
  * flags are those of ntmem_copy_flags() (TEMPORAL, NONTEMPORAL, NOFENCE,
  * with the same meaning: the call uses the method the policy chooses for
- * this size and flags, see ntmem_variant_guarded_by()) and
- * NTMEM_F_NOZEROFILL.  A call that streams returns fenced, fault or
+ * this size and flags, see ntmem_variant_guarded_by()), NTMEM_F_NOZEROFILL
+ * and NTMEM_F_UNBLOCKED (below).  A call that streams returns fenced, fault or
  * not, unless NTMEM_F_NOFENCE is given.  Overlapping buffers give
  * memmove's result, with cached stores.  Bad flags (unknown bits, or
  * TEMPORAL with NONTEMPORAL) return (size_t)-1 with errno EINVAL and
@@ -512,7 +515,8 @@ int ntmem_parallel_info(struct ntmem_parallel_info *info);
  * handler, installed on the first safe call (or by ntmem_safe_init()),
  * finds the faulting instruction there and continues at that loop's
  * fixup, which finishes byte by byte up to the exact byte.  A call that
- * does not fault costs what ntmem_copy() and ntmem_set() cost.  A fault
+ * does not fault costs what ntmem_copy() and ntmem_set() cost, with
+ * NTMEM_F_UNBLOCKED (without it, one system call more: see below).  A fault
  * costs a few microseconds (two signal deliveries).
  *
  * Elsewhere each safe call runs under a sigsetjmp(3) guard of its own
@@ -527,8 +531,21 @@ int ntmem_parallel_info(struct ntmem_parallel_info *info);
  *
  * Safe calls are thread-safe and, once the handler is installed,
  * async-signal-safe.  A fault in one thread never disturbs another.
+ *
+ * Blocked signals: the kernel kills a process whose thread faults with
+ * SIGSEGV or SIGBUS blocked (a thread that blocks every signal to wait
+ * for them with sigwait(3), a handler whose sa_mask blocks them, a
+ * SIGSEGV handler itself), whatever handler is installed.  So each safe
+ * call unblocks both for its duration, and blocks again afterwards those
+ * that were blocked: one system call a call (about 0.1-0.3 us, which
+ * small calls feel), two when they were blocked.  A caller that knows
+ * neither is blocked in the calling thread passes NTMEM_F_UNBLOCKED to
+ * skip this; a fault with either blocked then kills the process.
  */
 #define NTMEM_F_NOZEROFILL 0x100u  /* safe calls only: no zero fill */
+#define NTMEM_F_UNBLOCKED  0x200u  /* safe calls only: the caller vouches
+				      that SIGSEGV and SIGBUS are not
+				      blocked in this thread */
 
 size_t ntmem_copy_safe(void *dst, const void *src, size_t n, unsigned flags);
 size_t ntmem_set_safe(void *dst, int c, size_t n, unsigned flags);

@@ -50,22 +50,25 @@ static int madvise_piece(const struct extent_work *w, size_t off, size_t len)
 	return e;
 }
 
-/* The guard of the calling thread's touch loop. */
+/* The guard of the calling thread's touch loop, on its stack. */
 struct touch_guard {
 	sigjmp_buf back;
 	uintptr_t lo, hi;                /* the range being written */
-	volatile sig_atomic_t armed;
 	volatile int sig, code;          /* the fault caught */
 };
-static __thread struct touch_guard guard;
+
+/* The handler reads it: initial-exec, so that no access allocates (the
+ * first access to other TLS of a dlopen'd library may call malloc). */
+static __thread struct touch_guard *volatile armed
+	__attribute__((tls_model("initial-exec")));
 
 void ntm_touch_fixup(int sig, const void *info)
 {
 	const siginfo_t *si = info;
-	struct touch_guard *g = &guard;
+	struct touch_guard *g = armed;
 	uintptr_t a = (uintptr_t)si->si_addr;
-	if (g->armed && a >= g->lo && a < g->hi) {
-		g->armed = 0;
+	if (g && a >= g->lo && a < g->hi) {
+		armed = NULL;
 		g->sig = sig;
 		g->code = si->si_code;
 		siglongjmp(g->back, 1);
@@ -100,16 +103,21 @@ static inline void touch(unsigned char *p)
 
 static int touch_piece(const struct extent_work *w, size_t off, size_t len)
 {
-	struct touch_guard *g = &guard;
+	struct touch_guard g;
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
-	g->lo = (uintptr_t)(w->dst + off);
-	g->hi = g->lo + len;
-	if (sigsetjmp(g->back, 1))
-		return fault_errno(g->sig, g->code);
-	g->armed = 1;
+	g.lo = (uintptr_t)(w->dst + off);
+	g.hi = g.lo + len;
+	/* The jump back restores the mask saved here, from before the
+	 * unblocking (see ntm_faults_unblock). */
+	if (sigsetjmp(g.back, 1))
+		return fault_errno(g.sig, g.code);
+	struct ntm_fault_mask mask;
+	ntm_faults_unblock(0, &mask);
+	armed = &g;
 	for (size_t i = 0; i < len; i += page)
 		touch(w->dst + off + i);
-	g->armed = 0;
+	armed = NULL;
+	ntm_faults_restore(&mask);
 	return 0;
 }
 

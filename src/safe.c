@@ -20,11 +20,11 @@
 #include "safe.h"
 
 #define SAFE_FLAGS (NTMEM_F_TEMPORAL | NTMEM_F_NONTEMPORAL | NTMEM_F_NOFENCE | \
-		    NTMEM_F_NOZEROFILL)
+		    NTMEM_F_NOZEROFILL | NTMEM_F_UNBLOCKED)
 
 /* guarded_x86_64.S has these numbers written in. */
 _Static_assert(NTMEM_F_TEMPORAL == 0x1 && NTMEM_F_NOFENCE == 0x4 &&
-		       NTMEM_F_NOZEROFILL == 0x100,
+		       NTMEM_F_NOZEROFILL == 0x100 && NTMEM_F_UNBLOCKED == 0x200,
 	       "flags as guarded_x86_64.S has them");
 _Static_assert(NTM_FAULT_READ == 1 && NTM_FAULT_WRITE == 2,
 	       "fault kinds as guarded_x86_64.S has them");
@@ -35,6 +35,61 @@ _Static_assert(NTM_FAULT_READ == 1 && NTM_FAULT_WRITE == 2,
  * copy reports the first byte of the faulting 4 KiB block.) */
 #define UNIFORM_BLOCK ((uintptr_t)4096)
 
+/*
+ * The guarded loops compare end pointers, and an end past the top of the
+ * address space wraps, as would the overlapping copy's arithmetic.  So a
+ * call runs on the part of its span below the top, and the first byte
+ * beyond faults, as one on an unmapped page would: a copy reads before it
+ * writes, so at the same byte it is the read.  The last byte of the
+ * address space is never a program's, and the part ends before it, so
+ * that its end pointer is not 0.
+ */
+static size_t below_top(const void *p, size_t n)
+{
+	uintptr_t room = UINTPTR_MAX - (uintptr_t)p;
+	return n > room ? (size_t)room : n;
+}
+
+/* r, for the part of n bytes below the top (fit), as a result for all n. */
+static struct ntm_guarded_result past_top(struct ntm_guarded_result r,
+					  size_t n, size_t fit,
+					  enum ntm_fault at_top)
+{
+	if (fit < n) {
+		if (!r.left)
+			r.fault = at_top;
+		r.left += n - fit;
+	}
+	return r;
+}
+
+/* v's guarded form, or (v NULL, x86-64) the byte-at-a-time one, which
+ * the entry points' fault paths use.  Copies: within the address space;
+ * sets are cut at the top here. */
+static struct ntm_guarded_result copy_form(const struct variant *v, void *dst,
+					   const void *src, size_t n)
+{
+#ifdef __x86_64__
+	if (!v)
+		return ntm_guarded_bytes_copy(dst, src, n);
+#endif
+	return ntm_guarded_copy(v, dst, src, n);
+}
+
+static struct ntm_guarded_result set_form(const struct variant *v, void *dst,
+					  int c, size_t n)
+{
+	size_t fit = below_top(dst, n);
+	struct ntm_guarded_result r;
+#ifdef __x86_64__
+	if (!v)
+		r = ntm_guarded_bytes_set(dst, c, fit);
+	else
+#endif
+		r = ntm_guarded_set(v, dst, c, fit);
+	return past_top(r, n, fit, NTM_FAULT_WRITE);
+}
+
 /* After a guarded form has run: zeros after a read fault (the zero fill
  * is guarded too, and a write fault just ends it), then the fence. */
 static size_t finish(void *dst, size_t n, unsigned flags,
@@ -42,7 +97,7 @@ static size_t finish(void *dst, size_t n, unsigned flags,
 {
 	if (r.left && r.fault == NTM_FAULT_READ && !(flags & NTMEM_F_NOZEROFILL)) {
 		const struct variant *z = ntm_choose(NTMEM_OP_SET, 0, r.left, flags);
-		ntm_guarded_set(z, (unsigned char *)dst + (n - r.left), 0, r.left);
+		set_form(z, (unsigned char *)dst + (n - r.left), 0, r.left);
 		streamed |= ntm_guarded_streams(z);
 	}
 	if (streamed && !(flags & NTMEM_F_NOFENCE))
@@ -54,15 +109,15 @@ static size_t finish(void *dst, size_t n, unsigned flags,
 static struct ntm_guarded_result piece(unsigned char *d, const unsigned char *s,
 				       size_t len)
 {
-	return ntm_guarded_copy(ntm_choose(NTMEM_OP_COPY, 0, len, NTMEM_F_TEMPORAL),
-				d, s, len);
+	return copy_form(ntm_choose(NTMEM_OP_COPY, 0, len, NTMEM_F_TEMPORAL), d,
+			 s, len);
 }
 
 /* dst below src: pieces no longer than the distance, upwards.  No piece
  * overlaps itself, and each writes only below the source bytes still to
  * be read, so the first fault is the exact one. */
-static size_t copy_down(unsigned char *d, const unsigned char *s, size_t n,
-			unsigned flags)
+static struct ntm_guarded_result copy_down(unsigned char *d,
+					   const unsigned char *s, size_t n)
 {
 	size_t step = s > d ? (size_t)(s - d) : n;  /* d == s: one piece */
 	for (size_t at = 0; at < n; at += step) {
@@ -70,10 +125,10 @@ static size_t copy_down(unsigned char *d, const unsigned char *s, size_t n,
 		struct ntm_guarded_result r = piece(d + at, s + at, len);
 		if (r.left) {
 			r.left += n - at - len;
-			return finish(d, n, flags, r, 0);
+			return r;
 		}
 	}
-	return 0;
+	return (struct ntm_guarded_result){0, NTM_FAULT_NONE};
 }
 
 /*
@@ -83,8 +138,8 @@ static size_t copy_down(unsigned char *d, const unsigned char *s, size_t n,
  * the 4 KiB block of the faulting byte, which is inaccessible as a whole,
  * until a pass ends without a fault.  Its top is the exact first fault.
  */
-static size_t copy_up(unsigned char *d, const unsigned char *s, size_t n,
-		      unsigned flags)
+static struct ntm_guarded_result copy_up(unsigned char *d,
+					 const unsigned char *s, size_t n)
 {
 	size_t step = (size_t)(d - s), top = n;
 	struct ntm_guarded_result last = {0, NTM_FAULT_NONE};
@@ -102,15 +157,44 @@ static size_t copy_up(unsigned char *d, const unsigned char *s, size_t n,
 		at = top;
 	}
 	last.left = n - top;
-	return finish(d, n, flags, last, 0);
+	return last;
 }
 
-static size_t copy_overlapping(void *dst, const void *src, size_t n,
-			       unsigned flags)
+/*
+ * The whole copy but the signal mask: below the top of the address space
+ * on the overlap path, the byte-at-a-time form (bytes) or the guarded form
+ * of the policy's choice; then beyond the top, the zero fill and the
+ * fence.
+ */
+static size_t copy_whole(void *dst, const void *src, size_t n, unsigned flags,
+			 int bytes)
 {
-	if ((uintptr_t)dst <= (uintptr_t)src)
-		return copy_down(dst, src, n, flags);
-	return copy_up(dst, src, n, flags);
+	size_t fit_dst = below_top(dst, n), fit_src = below_top(src, n);
+	size_t fit = fit_dst < fit_src ? fit_dst : fit_src;
+	struct ntm_guarded_result r;
+	int streamed = 0;
+	if (ntm_overlap(dst, src, fit)) {
+		r = (uintptr_t)dst <= (uintptr_t)src ? copy_down(dst, src, fit)
+						     : copy_up(dst, src, fit);
+	} else if (bytes) {
+		r = copy_form(NULL, dst, src, fit);
+	} else {
+		const struct variant *v = ntm_choose(NTMEM_OP_COPY, 0, fit, flags);
+		r = copy_form(v, dst, src, fit);
+		streamed = ntm_guarded_streams(v);
+	}
+	r = past_top(r, n, fit,
+		     fit_src <= fit_dst ? NTM_FAULT_READ : NTM_FAULT_WRITE);
+	return finish(dst, n, flags, r, streamed);
+}
+
+static size_t set_whole(void *dst, int c, size_t n, unsigned flags, int bytes)
+{
+	if (bytes)
+		return finish(dst, n, flags, set_form(NULL, dst, c, n), 0);
+	const struct variant *v = ntm_choose(NTMEM_OP_SET, c, n, flags);
+	return finish(dst, n, flags, set_form(v, dst, c, n),
+		      ntm_guarded_streams(v));
 }
 
 /* 0, or -1 with errno: flags a safe call refuses (EINVAL), or a handler
@@ -124,18 +208,19 @@ static int refused(unsigned flags)
 	return ntm_safe_install();
 }
 
-/* The whole call, for whatever the entry points do not do themselves. */
+/* The whole call, for whatever the entry points do not do themselves:
+ * every call without NTMEM_F_UNBLOCKED, whose signal mask is unknown. */
 size_t ntm_copy_safe_slow(void *dst, const void *src, size_t n, unsigned flags)
 {
 	if (refused(flags))
 		return (size_t)-1;
 	if (n == 0)
 		return 0;
-	if (ntm_overlap(dst, src, n))
-		return copy_overlapping(dst, src, n, flags);
-	const struct variant *v = ntm_choose(NTMEM_OP_COPY, 0, n, flags);
-	return finish(dst, n, flags, ntm_guarded_copy(v, dst, src, n),
-		      ntm_guarded_streams(v));
+	struct ntm_fault_mask mask;
+	ntm_faults_unblock(flags, &mask);
+	size_t left = copy_whole(dst, src, n, flags, 0);
+	ntm_faults_restore(&mask);
+	return left;
 }
 
 size_t ntm_set_safe_slow(void *dst, int c, size_t n, unsigned flags)
@@ -144,9 +229,11 @@ size_t ntm_set_safe_slow(void *dst, int c, size_t n, unsigned flags)
 		return (size_t)-1;
 	if (n == 0)
 		return 0;
-	const struct variant *v = ntm_choose(NTMEM_OP_SET, c, n, flags);
-	return finish(dst, n, flags, ntm_guarded_set(v, dst, c, n),
-		      ntm_guarded_streams(v));
+	struct ntm_fault_mask mask;
+	ntm_faults_unblock(flags, &mask);
+	size_t left = set_whole(dst, c, n, flags, 0);
+	ntm_faults_restore(&mask);
+	return left;
 }
 
 #ifdef __x86_64__
@@ -157,18 +244,17 @@ size_t ntm_set_safe_slow(void *dst, int c, size_t n, unsigned flags)
  * store fault left at most bytes past a first page it cannot write, so
  * that the exact answer is r = n.  Buffers apart: do it again byte by
  * byte from the start.  Overlapping: start over on the overlap path.
+ * The entries run only calls with NTMEM_F_UNBLOCKED.
  */
 size_t ntm_copy_safe_small_fault(void *dst, const void *src, size_t n,
 				 unsigned flags)
 {
-	if (ntm_overlap(dst, src, n))
-		return copy_overlapping(dst, src, n, flags);
-	return finish(dst, n, flags, ntm_guarded_bytes_copy(dst, src, n), 0);
+	return copy_whole(dst, src, n, flags, 1);
 }
 
 size_t ntm_set_safe_small_fault(void *dst, int c, size_t n, unsigned flags)
 {
-	return finish(dst, n, flags, ntm_guarded_bytes_set(dst, c, n), 0);
+	return set_whole(dst, c, n, flags, 1);
 }
 
 /* An entry point's cached loop faulted with dst[0, done) complete (its
@@ -176,18 +262,14 @@ size_t ntm_set_safe_small_fault(void *dst, int c, size_t n, unsigned flags)
 size_t ntm_copy_safe_resume(void *dst, const void *src, size_t n,
 			    unsigned flags, size_t done)
 {
-	struct ntm_guarded_result r = ntm_guarded_bytes_copy(
-		(unsigned char *)dst + done, (const unsigned char *)src + done,
-		n - done);
-	return finish(dst, n, flags, r, 0);
+	return copy_whole((unsigned char *)dst + done,
+			  (const unsigned char *)src + done, n - done, flags, 1);
 }
 
 size_t ntm_set_safe_resume(void *dst, int c, size_t n, unsigned flags,
 			   size_t done)
 {
-	struct ntm_guarded_result r =
-		ntm_guarded_bytes_set((unsigned char *)dst + done, c, n - done);
-	return finish(dst, n, flags, r, 0);
+	return set_whole((unsigned char *)dst + done, c, n - done, flags, 1);
 }
 #endif
 

@@ -12,6 +12,7 @@
 #ifndef NTM_SAFE_H
 #define NTM_SAFE_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -95,6 +96,21 @@ NTM_HIDDEN void ntm_touch_fixup(int sig, const void *info);
 /* Install the handler once (lock-free; async-signal-safe once done).
  * Returns 0, or -1 with errno. */
 NTM_HIDDEN int ntm_safe_install(void);
+
+/*
+ * A synchronous fault whose signal the thread blocks kills the process:
+ * the kernel forces the default action, and no handler runs.  The thread's
+ * mask lives only in the kernel, so a call that cannot vouch for it
+ * unblocks SIGSEGV and SIGBUS while it runs (one system call) and blocks
+ * again afterwards those that were blocked (a second one, only then).
+ * With NTMEM_F_UNBLOCKED in flags, both do nothing.  Async-signal-safe.
+ */
+struct ntm_fault_mask {
+	sigset_t reblock;      /* what to block again */
+	int changed;
+};
+NTM_HIDDEN void ntm_faults_unblock(unsigned flags, struct ntm_fault_mask *m);
+NTM_HIDDEN void ntm_faults_restore(const struct ntm_fault_mask *m);
 
 /* Let the assembly entry points run their commonest size class (they
  * read ntm_safe_gate, see guarded_x86_64.S); once the handler is in. */

@@ -20,6 +20,8 @@
 #define _GNU_SOURCE
 #include "safe.h"
 
+#include "ntmem.h"
+
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
@@ -173,6 +175,56 @@ static int install(void)
 	pthread_sigmask(SIG_SETMASK, &saved, NULL);
 	errno = rc ? failure : saved_errno;
 	return rc;
+}
+
+void ntm_faults_unblock(unsigned flags, struct ntm_fault_mask *m)
+{
+	m->changed = 0;
+	if (flags & NTMEM_F_UNBLOCKED)
+		return;
+	sigset_t faults, was;
+	sigemptyset(&faults);
+	for (int i = 0; i < 2; i++)
+		sigaddset(&faults, caught[i]);
+	pthread_sigmask(SIG_UNBLOCK, &faults, &was);
+	sigemptyset(&m->reblock);
+	for (int i = 0; i < 2; i++)
+		if (sigismember(&was, caught[i]) == 1) {
+			sigaddset(&m->reblock, caught[i]);
+			m->changed = 1;
+		}
+}
+
+void ntm_faults_restore(const struct ntm_fault_mask *m)
+{
+	if (m->changed)
+		pthread_sigmask(SIG_BLOCK, &m->reblock, NULL);
+}
+
+/*
+ * Unloaded (a dlclose of libntmem.so, or of an object it is linked into):
+ * a disposition left pointing at on_fault would send the next fault into
+ * unmapped code.  Where ntmem's handler is still the one installed, put
+ * back what it replaced.  (A handler installed after ntmem's that chains
+ * to it cannot be mended: such a program must keep the library loaded,
+ * as ntmem(3) says.)  At exit this runs after the destructors of the
+ * objects that use the library.
+ */
+__attribute__((destructor)) static void uninstall(void)
+{
+	if (!__atomic_load_n(&safe_ready, __ATOMIC_ACQUIRE))
+		return;
+	for (int i = 0; i < 2; i++) {
+		struct sigaction now, before;
+		if (sigaction(caught[i], NULL, &now) || !is_ours(&now))
+			continue;
+		before = previous[i][__atomic_load_n(&current[i], __ATOMIC_ACQUIRE)];
+		if (__atomic_load_n(&reset_to_default[i], __ATOMIC_RELAXED)) {
+			memset(&before, 0, sizeof before);
+			before.sa_handler = SIG_DFL;
+		}
+		sigaction(caught[i], &before, NULL);
+	}
 }
 
 int ntm_safe_install(void)

@@ -26,8 +26,10 @@ struct guard {
 	uintptr_t lo[2], hi[2];   /* the buffers: dst, src (empty for sets) */
 };
 
-/* The guard of this thread's safe call while its variant runs. */
-static __thread struct guard *armed;
+/* The guard of this thread's safe call while its variant runs.  The
+ * handler reads it: initial-exec, so that no access allocates (the first
+ * access to other TLS of a dlopen'd library may call malloc). */
+static __thread struct guard *armed __attribute__((tls_model("initial-exec")));
 
 static int inside(const struct guard *g, uintptr_t a)
 {

@@ -18,7 +18,7 @@ void bench_list_functions(enum ntmem_op op)
 		const char *kind = fns[i].kind == FN_VARIANT
 					   ? (fns[i].streaming ? "streaming" : "cached")
 					   : "by size";
-		printf("  %-11s %-9s %s%s%s%s\n", fns[i].name, kind,
+		printf("  %-14s %-9s %s%s%s%s\n", fns[i].name, kind,
 		       fns[i].description, fns[i].supported ? "" : " [skipped: ",
 		       fns[i].supported ? "" : fns[i].why_unsupported,
 		       fns[i].supported ? "" : "]");
@@ -84,7 +84,7 @@ void bench_print_table(const struct bench_opts *o, const struct machine *m)
 		printf("# threads   auto: NTMEM_F_PARALLEL calls; the others: the "
 		       "extent split over pinned threads; diff against the baseline "
 		       "on as many threads\n\n");
-	printf("%10s  %-11s %s%-4s %9s  %-10s %9s%s\n", "size", "function",
+	printf("%10s  %-14s %s%-4s %9s  %-10s %9s%s\n", "size", "function",
 	       threaded ? "thr " : "", "NT", "GB/s", "(stdev)", "diff",
 	       varied ? "  pages" : "");
 	size_t last = SIZE_MAX;
@@ -100,7 +100,7 @@ void bench_print_table(const struct bench_opts *o, const struct machine *m)
 		char thr[16] = "";
 		if (threaded)
 			snprintf(thr, sizeof thr, "%-3u ", r->threads);
-		printf("%10s  %-11s %s%-4s %9.2f  (+- %5.2f) %9s%s%s\n",
+		printf("%10s  %-14s %s%-4s %9.2f  (+- %5.2f) %9s%s%s\n",
 		       r->size != last ? ntm_format_size(r->size, s, sizeof s) : "",
 		       r->fn->name, thr, streams_text(r->nontemporal), r->stats.mean,
 		       r->stats.stdev, diff, varied ? "  " : "",

@@ -30,7 +30,7 @@ size_t fn_list(enum ntmem_op op, struct fn *out, size_t max)
 			.why_unsupported = v.why_unsupported,
 		};
 	}
-	if (n + 3 > max)
+	if (n + 4 > max)
 		return n;
 	int libc_id = -1;
 	for (int id = 0; id < ntmem_variant_count(); id++) {
@@ -59,6 +59,13 @@ size_t fn_list(enum ntmem_op op, struct fn *out, size_t max)
 				       ? "ntmem_set_safe: auto's choice, fault-tolerant"
 				       : "ntmem_copy_safe: auto's choice, fault-tolerant",
 		.op = op, .kind = FN_SAFE, .variant_id = -1, .supported = 1,
+	};
+	out[n++] = (struct fn){
+		.name = "safe_unblocked",
+		.description = "the same with NTMEM_F_UNBLOCKED: the caller "
+			       "vouches for the signal mask",
+		.op = op, .kind = FN_SAFE, .variant_id = -1, .supported = 1,
+		.safe_flags = NTMEM_F_UNBLOCKED,
 	};
 	return n;
 }
@@ -119,8 +126,8 @@ int fn_run(const struct fn *f, void *dst, const void *src, size_t n,
 			ntmem_copy(dst, src, n);
 		break;
 	case FN_SAFE:  /* not done, or refused: (size_t)-1 */
-		if (set ? ntmem_set_safe(dst, value, n, 0)
-			: ntmem_copy_safe(dst, src, n, 0))
+		if (set ? ntmem_set_safe(dst, value, n, f->safe_flags)
+			: ntmem_copy_safe(dst, src, n, f->safe_flags))
 			done = NULL;
 		break;
 	}
@@ -254,13 +261,13 @@ static int call_auto_copy(void *arg, size_t size)
 static int call_safe_set(void *arg, size_t size)
 {
 	const struct fn_target *t = arg;
-	return ntmem_set_safe(t->dst, t->value, size, 0) ? -1 : 0;
+	return ntmem_set_safe(t->dst, t->value, size, t->f->safe_flags) ? -1 : 0;
 }
 
 static int call_safe_copy(void *arg, size_t size)
 {
 	const struct fn_target *t = arg;
-	return ntmem_copy_safe(t->dst, t->src, size, 0) ? -1 : 0;
+	return ntmem_copy_safe(t->dst, t->src, size, t->f->safe_flags) ? -1 : 0;
 }
 
 struct benchfn fn_callable(struct fn_target *t)

@@ -23,12 +23,13 @@ struct fn {
 	int rank;                 /* FN_VARIANT: preference within the role */
 	int supported;
 	const char *why_unsupported;
+	unsigned safe_flags;      /* FN_SAFE: the flags of its calls */
 };
 
 #define FN_MAX 40
 
 /* Every function of op, supported or not: registry order, then glibc,
- * auto and safe.  Returns the count. */
+ * auto, safe and safe_unblocked.  Returns the count. */
 size_t fn_list(enum ntmem_op op, struct fn *out, size_t max);
 
 /* The function of op called name, or NULL. */

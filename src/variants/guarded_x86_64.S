@@ -47,12 +47,23 @@
 #define NTMEM_F_TEMPORAL	0x1
 #define NTMEM_F_NOFENCE		0x4
 #define NTMEM_F_NOZEROFILL	0x100
+#define NTMEM_F_UNBLOCKED	0x200
 #define FAULT_READ		1
 #define FAULT_WRITE		2
 
-/* Flags the entry points handle themselves; any other bit (NONTEMPORAL,
- * unknown ones) goes to C, which checks them. */
+/* Flags the entry points handle themselves, besides UNBLOCKED, which they
+ * need: without it the signal mask must be looked at, which C does.  Any
+ * other bit (NONTEMPORAL, unknown ones) goes to C, which checks them. */
 #define ENTRY_FLAGS (NTMEM_F_TEMPORAL | NTMEM_F_NOFENCE | NTMEM_F_NOZEROFILL)
+
+/* Jump to \to unless flags (ecx) hold UNBLOCKED and otherwise only
+ * ENTRY_FLAGS.  Clobbers eax. */
+.macro ENTRY_FLAGS_OR to
+	mov	%ecx, %eax
+	xor	$NTMEM_F_UNBLOCKED, %eax
+	test	$~ENTRY_FLAGS, %eax
+	jnz	\to
+.endm
 
 #include "classes_x86_64.h"
 
@@ -475,8 +486,9 @@ FUNCTION ntm_guarded_set_vec_\w
 	NT_SET ntm_guarded_set_nt_\w, FILL_\w, NT_SET_LINE_\w, SET_SMALL_\w, .Lfix_set_\w, \vzu
 
 /*
- * The entry points, flags in ecx.  Only flags the entries handle, and
- * only once the handler is installed, stay here: the small path, then
+ * The entry points, flags in ecx.  Only calls with NTMEM_F_UNBLOCKED and
+ * flags the entries handle, and only once the handler is installed, stay
+ * here: the small path, then
  * the cached loop up to ntm_inline_max, which the policy sets when the
  * ladder starts with this width's vector loop, as ntmem_copy's entry
  * does.  Everything else goes to C.  A fault goes to C as well, with the
@@ -493,8 +505,7 @@ FUNCTION ntm_guarded_set_vec_\w
  * call costs a flags test and a gate test more than ntmem_copy's.
  */
 FUNCTION ntm_safe_copy_\w
-	test	$~ENTRY_FLAGS, %ecx
-	jnz	.Lsc_c_\w
+	ENTRY_FLAGS_OR .Lsc_c_\w
 	mov	ntm_safe_gate+8*\gate(%rip), %r9
 	lea	-\V(%rdx), %rax
 	cmp	%r9, %rax
@@ -526,8 +537,7 @@ FUNCTION ntm_safe_copy_\w
 	SAFE_EXITS copy, sc, \w, \vzu
 
 FUNCTION ntm_safe_set_\w
-	test	$~ENTRY_FLAGS, %ecx
-	jnz	.Lss_c_\w
+	ENTRY_FLAGS_OR .Lss_c_\w
 	FILL_\w
 	mov	ntm_safe_gate+8*\gate(%rip), %r9
 	lea	-\V(%rdx), %rax
