@@ -126,18 +126,32 @@ $(O)/tests/test_safe: TEST_LDFLAGS = -Wl,--wrap=ntm_fence
 # test_dczva makes DCZID_EL0 say DC ZVA is prohibited (on AArch64).
 $(O)/tests/test_dczva: TEST_LDFLAGS = -Wl,--wrap=ntm_sysreg_dczid
 
-tests: $(TESTS) $(TOOL)
+# The shared library too: tests dlopen it.
+tests: $(TESTS) $(TOOL) $(SHARED)
 
 # test_preload's helpers: plain programs that know nothing of ntmem, as
 # the programs the shim serves.  They call the functions rather than
 # inline them; the fortified one is built as Debian builds packages.
-PRELOAD_HELPERS := $(patsubst %.c,$(O)/%,$(wildcard tests/preload/*.c))
+# A NAME_lib.c is the library libNAME.so, which the program NAME links.
+HELPER_LIBS     := $(patsubst tests/preload/%_lib.c,$(O)/tests/preload/lib%.so,\
+		     $(wildcard tests/preload/*_lib.c))
+PRELOAD_HELPERS := $(patsubst %.c,$(O)/%,$(filter-out %_lib.c,\
+		     $(wildcard tests/preload/*.c)))
 HELPER_CFLAGS   := -fno-builtin
 $(O)/tests/preload/fortify: HELPER_CFLAGS := -O2 -U_FORTIFY_SOURCE -D_FORTIFY_SOURCE=2
+$(O)/tests/preload/resolver: HELPER_LDLIBS := -L$(O)/tests/preload -lresolver \
+	-Wl,-rpath,'$$ORIGIN'
+$(O)/tests/preload/resolver: $(O)/tests/preload/libresolver.so
 $(O)/tests/preload/%: tests/preload/%.c tests/preload/helper.h
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(HELPER_CFLAGS) $(LDFLAGS) -o $@ $< -ldl
-tests: $(PRELOAD) $(PRELOAD_HELPERS)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(HELPER_CFLAGS) $(LDFLAGS) -o $@ $< \
+		$(HELPER_LDLIBS) -ldl
+# -fno-plt: the library's calls go through its GOT, bound at load.
+$(O)/tests/preload/lib%.so: tests/preload/%_lib.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -fno-builtin -fno-plt $(LDFLAGS) -shared \
+		-o $@ $<
+tests: $(PRELOAD) $(PRELOAD_HELPERS) $(HELPER_LIBS)
 
 # The whole suite; its last line is "N passed, N failed, N skipped".
 check:

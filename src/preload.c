@@ -15,9 +15,11 @@
  * not IFUNCs: the dynamic linker relocates the libraries a program needs
  * before a library preloaded ahead of them, so an IFUNC resolver here
  * could run before this object is relocated (glibc then warns "Relink
- * ... for IFUNC symbol" under LD_BIND_NOW).  Each function ends in one
- * indirect jump through its route, which until the constructor runs leads
- * to a lazy stub that asks CPUID for the width.  The entry points need no
+ * ... for IFUNC symbol" under LD_BIND_NOW), and so can another library's
+ * IFUNC resolver that calls memcpy.  Each function ends in one indirect
+ * jump through its route, which until the constructor runs is empty: the
+ * call then takes plain loops while this object is unrelocated, and the
+ * entry points of the width CPUID gives once it is.  The entry points need no
  * constructor either: before the policy is built they use the baseline
  * variants (registry.h), and before ntm_libc_resolve() has run, ntm_libc
  * holds ntmem's own portable loops.  Nothing on this path takes a lock,
@@ -73,22 +75,64 @@ const struct entry_width *ntm_shim_width(void)
 	return w;
 }
 
-/* The routes until the constructor has run. */
-static void *lazy_set(void *dst, int c, size_t n)
+/*
+ * Before the constructor has routed them, calls may come before this
+ * object is even relocated: the dynamic linker relocates the libraries a
+ * program needs before one preloaded ahead of them, and their IFUNC
+ * resolvers run then, memcpy included.  Until then every pointer held in
+ * data (the routes, the entry widths' tables) is still unrelocated, so
+ * such a call must read none.  A variable that holds its own address
+ * tells: it does so only once the relocation has been applied (volatile,
+ * so that no compiler assumes it).
+ */
+static const volatile void *volatile self_address = &self_address;
+
+static int relocated(void)
 {
+	return self_address == &self_address;
+}
+
+/* Unrelocated: plain loops, memmove's result, no data but the arguments.
+ * This file is built as the variants are (no loop becomes a call). */
+static void *unrelocated_set(void *dst, int c, size_t n)
+{
+	unsigned char *d = dst;
+	while (n--)
+		*d++ = (unsigned char)c;
+	return dst;
+}
+
+static void *unrelocated_copy(void *dst, const void *src, size_t n)
+{
+	unsigned char *d = dst;
+	const unsigned char *s = src;
+	if (d <= s || d >= s + n)
+		while (n--)
+			*d++ = *s++;
+	else
+		while (n--)
+			d[n] = s[n];
+	return dst;
+}
+
+/* The routes until the constructor has run: the entry points, asked of
+ * CPUID alone, once this object is relocated. */
+static void *early_set(void *dst, int c, size_t n)
+{
+	if (!relocated())
+		return unrelocated_set(dst, c, n);
 	return ntm_shim_width()->set(dst, c, n);
 }
 
-static void *lazy_copy(void *dst, const void *src, size_t n)
+static void *early_copy(void *dst, const void *src, size_t n)
 {
+	if (!relocated())
+		return unrelocated_copy(dst, src, n);
 	return ntm_shim_width()->copy(dst, src, n);
 }
 
-#define LAZY_SET(f) [SHIM_##f] = {.set = lazy_set},
-#define LAZY_COPY(f) [SHIM_##f] = {.copy = lazy_copy},
-static union shim_route routes[SHIM_FUNCTIONS] = {
-	NTM_SHIM_SET_FUNCTIONS(LAZY_SET) NTM_SHIM_COPY_FUNCTIONS(LAZY_COPY)
-};
+/* Empty (zero, in .bss: nothing to relocate) until the constructor. */
+static union shim_route routes[SHIM_FUNCTIONS];
 
 void ntm_shim_route_all(int counting)
 {
@@ -105,8 +149,20 @@ void ntm_shim_route_all(int counting)
 	}
 }
 
-#define SET_ROUTE(f) __atomic_load_n(&routes[SHIM_##f].set, __ATOMIC_RELAXED)
-#define COPY_ROUTE(f) __atomic_load_n(&routes[SHIM_##f].copy, __ATOMIC_RELAXED)
+static inline set_fn *set_route(int f)
+{
+	set_fn *r = __atomic_load_n(&routes[f].set, __ATOMIC_RELAXED);
+	return __builtin_expect(r != NULL, 1) ? r : early_set;
+}
+
+static inline copy_fn *copy_route(int f)
+{
+	copy_fn *r = __atomic_load_n(&routes[f].copy, __ATOMIC_RELAXED);
+	return __builtin_expect(r != NULL, 1) ? r : early_copy;
+}
+
+#define SET_ROUTE(f) set_route(SHIM_##f)
+#define COPY_ROUTE(f) copy_route(SHIM_##f)
 
 /* ------------------------------------------------------------------ */
 /* The C library's names                                               */

@@ -107,6 +107,11 @@ static void test_early_and_signals(void)
 	t_check(strstr(o.out, at.shim) != NULL, "early: the shim served those calls",
 		"%s", o.out);
 	outcome_free(&o);
+	/* A library relocated before the shim calls memcpy from its IFUNC
+	 * resolver: the shim's memcpy runs unrelocated. */
+	spawn(run_argv(&at, NULL, "resolver", NULL), NULL, 60, &o);
+	relay("resolver", &o);
+	outcome_free(&o);
 	const char *opts[] = {"--stream-above", "0", NULL};
 	spawn(run_argv(&at, opts, "signals", NULL), NULL, 60, &o);
 	relay("signals", &o);
