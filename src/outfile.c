@@ -9,6 +9,7 @@
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -64,6 +65,29 @@ static int follow_link(char *path, size_t len)
 	return 0;
 }
 
+/* Whether a file can be created in dir: the permission bits do not tell
+ * it all (root passes faccessat everywhere, and /proc or a read-only mount
+ * still refuse).  The file made to find out is taken away at once: an
+ * unnamed one where the file system has them, else a named one.  0, or
+ * -1 with errno. */
+static int try_create(const char *dir)
+{
+	int fd = -1;
+#ifdef O_TMPFILE
+	fd = open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
+#endif
+	if (fd < 0) {
+		char probe[NTM_OUTFILE_PATH_MAX + 32];
+		snprintf(probe, sizeof probe, "%s/.ntmem-probe.tmpXXXXXX", dir);
+		fd = mkstemp(probe);
+		if (fd < 0)
+			return -1;
+		unlink(probe);
+	}
+	close(fd);
+	return 0;
+}
+
 /* dir, or with mkdir its nearest existing ancestor, must be a directory
  * this process may create files in. */
 static int check_dir(struct ntm_outfile *o, const char *path)
@@ -82,7 +106,7 @@ static int check_dir(struct ntm_outfile *o, const char *path)
 	}
 	if (!S_ISDIR(st.st_mode))
 		return fail(o, ENOTDIR, NULL);
-	if (faccessat(AT_FDCWD, dir, W_OK | X_OK, AT_EACCESS))
+	if (faccessat(AT_FDCWD, dir, W_OK | X_OK, AT_EACCESS) || try_create(dir))
 		return fail(o, errno, NULL);
 	return 0;
 }

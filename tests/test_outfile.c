@@ -213,6 +213,13 @@ static void test_refused(void)
 	t_check(r == 0 && access(t_scratch_path("fine.svg"), F_OK) != 0 && leftovers(t_scratch_dir()) == before,
 		"outfile: prepare creates nothing", "r %d", r);
 
+	/* Permission bits are not all: root may write anywhere by them, yet
+	 * /proc creates no file.  prepare must find out before the caller
+	 * measures for minutes. */
+	r = ntm_outfile_prepare(&o, "/proc/ntmem-test-outfile.svg", 0);
+	t_check(r == -1, "outfile: a directory that creates no file (/proc) fails at prepare",
+		"prepare returned %d", r);
+
 	/* A target that changes between prepare and commit is looked at again. */
 	r = ntm_outfile_prepare(&o, t_scratch_path("later"), 0);
 	mkdir(t_scratch_path("later"), 0755);
