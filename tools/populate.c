@@ -37,6 +37,8 @@ struct populate_opts {
 	size_t size;
 	enum page_request pages;
 	long threads;       /* for ntmem; the others run on one */
+	long asked;         /* threads asked for, when more than it can use */
+	size_t least;       /* the least a thread of one call gets */
 	long runs;
 	int json, help;
 	const char *skipped[NMETHODS];  /* why a method cannot run, or NULL */
@@ -142,6 +144,15 @@ static int parse(int argc, char **argv, struct populate_opts *o, struct cli_erro
 	}
 	struct ntmem_parallel_info info;
 	ntmem_parallel_info(&info);
+	/* A call gives no thread less than the minimum chunk (or a page):
+	 * report the threads it can use, not more. */
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	o->least = info.min_chunk > page ? info.min_chunk : page;
+	size_t most = o->size / o->least;
+	if ((size_t)o->threads > (most ? most : 1)) {
+		o->asked = o->threads;
+		o->threads = most ? (long)most : 1;
+	}
 	if (!info.populate_write)
 		o->skipped[MADVISE] = "the kernel lacks MADV_POPULATE_WRITE (Linux 5.14+)";
 	return 0;
@@ -243,8 +254,12 @@ static void print_table(struct populate_opts *o, const struct machine *m,
 	printf("# kernel    %s, THP %s\n", m->kernel, m->thp);
 	printf("# pages     %s requested, %s\n", page_request_name(o->pages),
 	       o->obtained[NTMEM]);
-	printf("# ntmem     ntmem_populate, %ld thread%s\n\n", o->threads,
+	printf("# ntmem     ntmem_populate, %ld thread%s", o->threads,
 	       o->threads == 1 ? "" : "s");
+	if (o->asked)
+		printf(" (%ld asked, but a thread takes at least %s)", o->asked,
+		       ntm_format_size(o->least, s, sizeof s));
+	printf("\n\n");
 	printf("%-8s %7s %9s  %-17s %10s %9s\n", "method", "threads", "GB/s",
 	       "(min - max)", "vs madvise", "vs touch");
 	for (int k = 0; k < NMETHODS; k++) {
