@@ -141,14 +141,24 @@ static void read_amd_legacy_caches(unsigned max_ext, struct cache_info *c)
 	}
 }
 
+/* The highest leaf of CPUID's range from base: cpuid.h's
+ * __get_cpuid_max may stay an instrumented call, which a sanitizer's
+ * runtime cannot serve before relocation; this is always inline. */
+static inline __attribute__((always_inline)) unsigned highest_leaf(unsigned base)
+{
+	unsigned a, b, c, d;
+	__cpuid(base, a, b, c, d);
+	return a;
+}
+
 /* Features from CPUID, and which of them the OS has enabled (XCR0).
  * Pure CPUID and XGETBV, no library call and no instrumentation: the
  * IFUNC resolvers call it before the program is relocated. */
 NTM_NO_SANITIZE unsigned ntm_cpu_probe(unsigned *reported, uint64_t *xcr0)
 {
 	unsigned a, b, c, d;
-	unsigned max_leaf = __get_cpuid_max(0, NULL);
-	unsigned max_ext = __get_cpuid_max(0x80000000, NULL);
+	unsigned max_leaf = highest_leaf(0);
+	unsigned max_ext = highest_leaf(0x80000000);
 	*reported = 0;
 	*xcr0 = 0;
 	if (max_leaf == 0)

@@ -61,9 +61,9 @@ struct cpu {
 
 /* Code that runs before the sanitizers' runtimes are set up. */
 #if defined(__clang__)
-#define NTM_NO_SANITIZE __attribute__((no_sanitize("address", "undefined")))
+#define NTM_NO_SANITIZE __attribute__((no_sanitize("address", "undefined", "thread")))
 #elif defined(__GNUC__)
-#define NTM_NO_SANITIZE __attribute__((no_sanitize_address, no_sanitize_undefined))
+#define NTM_NO_SANITIZE __attribute__((no_sanitize("address", "undefined", "thread")))
 #endif
 
 #if defined(__x86_64__) || defined(__i386__)

@@ -5,6 +5,8 @@
 #   gcc      -Wall -Wextra -Werror, every test
 #   clang    the same build with clang, every test
 #   sanitize ASan + UBSan build, every test (fewer cases)
+#   tsan     ThreadSanitizer build, the tests that run threads (fewer
+#            cases); its signal handling differs, so not the signal tests
 #   fuzz     each libFuzzer target in tests/fuzz for FUZZ_SECONDS (20) s
 #   qemu     the dispatch, API, variant, small-path, safe and shim tests
 #            on CPUs this machine is not: qemu-x86_64 -cpu Nehalem (SSE2
@@ -93,6 +95,19 @@ if build sanitize CC=gcc CFLAGS="-O1 -g $SAN" LDFLAGS="$SAN"; then
 	NTMEM_TEST_QUICK=1 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 		tests/run.sh build/sanitize
 fi
+
+stage "tsan: ThreadSanitizer, the tests that run threads"
+TSAN="-fsanitize=thread"
+mkdir -p build
+if ! printf 'int main(void){return 0;}\n' |
+	gcc $TSAN -x c -o build/tsan-probe - >/dev/null 2>&1 || ! build/tsan-probe; then
+	skip_stage "gcc cannot build or run a ThreadSanitizer program here (libtsan missing, or an address-space layout it cannot use)"
+elif build tsan CC=gcc CFLAGS="-O1 -g $TSAN" LDFLAGS="$TSAN"; then
+	NTMEM_TEST_QUICK=1 TSAN_OPTIONS=halt_on_error=1 tests/run.sh build/tsan \
+		test_api test_hot test_parallel test_policy test_populate test_split \
+		test_numa test_safe_edges
+fi
+rm -f build/tsan-probe
 
 stage "fuzz: each libFuzzer target for ${FUZZ_SECONDS:-20} s (clang)"
 if install_if_missing clang clang; then

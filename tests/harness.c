@@ -504,6 +504,27 @@ int t_under_qemu(void)
 	return wrapper && strstr(wrapper, "qemu");
 }
 
+#if defined(__SANITIZE_THREAD__)
+#define T_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define T_TSAN 1
+#endif
+#endif
+
+const char *t_fork_with_threads_unsupported(void)
+{
+	if (t_under_qemu())
+		return "qemu-user aborts a child forked while other threads run "
+		       "once it starts a thread";
+#ifdef T_TSAN
+	return "ThreadSanitizer does not support starting threads after a "
+	       "multi-threaded fork (the plain builds test it)";
+#else
+	return NULL;
+#endif
+}
+
 static char scratch[128];
 
 int t_scratch_make(const char *tag)

@@ -95,6 +95,11 @@ void t_fill_pattern(unsigned char *p, size_t n, unsigned seed);
 /* 1 under qemu-user (tests/run.sh's TEST_WRAPPER names it). */
 int t_under_qemu(void);
 
+/* Why a child forked while other threads run cannot start threads of its
+ * own here, or NULL when it can: qemu-user 7.2 aborts such a child in
+ * qemu itself ("cpu == current_cpu"), and ThreadSanitizer refuses it. */
+const char *t_fork_with_threads_unsupported(void);
+
 /* A scratch directory under /tmp named for tag: make it first (0, or -1
  * having failed the test), then name files in it (a path valid for the
  * next three calls), and remove it with everything in it at the end. */

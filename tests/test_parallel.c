@@ -297,12 +297,9 @@ static int child_works(void)
 
 static void test_fork_while_busy(void)
 {
-	/* qemu-user 7.2 cannot fork a process while another of its threads
-	 * runs guest code: the child aborts in qemu itself (cpu_exec:
-	 * "cpu == current_cpu"), whatever the program does. */
-	if (t_under_qemu()) {
-		t_skip("parallel: fork while the pool is busy", "under qemu-user, "
-		       "which aborts a child forked while other threads run");
+	const char *why_not = t_fork_with_threads_unsupported();
+	if (why_not) {
+		t_skip("parallel: fork while the pool is busy", why_not);
 		return;
 	}
 	busy_buf = mmap(NULL, 4 * MiB, PROT_READ | PROT_WRITE,

@@ -298,10 +298,11 @@ static void test_handlers_kept(void)
 		"populate: the program's SIGSEGV handler is back afterwards",
 		"another handler is installed");
 
-	if (t_under_qemu()) {
+	const char *why_not = t_fork_with_threads_unsupported();
+	if (why_not) {
 		ntm_populate_force_touch = 0;
 		t_skip("populate: another thread's fault reaches the program's handler",
-		       "qemu-user aborts a forked child that starts a thread");
+		       why_not);
 		return;
 	}
 	fflush(stdout);
@@ -356,6 +357,18 @@ static void test_command(void)
 	t_check(ok && skipped && methods + (int)skipped->count == 3,
 		"ntmem populate --json: touch, madvise and ntmem, each with GB/s",
 		"status %d, %s", status, why[0] ? why : "fields missing");
+	t_json_free(j);
+	free(out);
+
+	/* One page cannot be split: the threads reported are those used. */
+	populate_command(cmd, sizeof cmd, "-s 4KB -r 1 --threads 2 --json");
+	status = t_run(cmd, &out, NULL);
+	j = status == 0 ? t_json_parse(out, why, sizeof why) : NULL;
+	set = t_json_get(j, "settings");
+	const struct t_json *thr = t_json_get(set, "threads");
+	t_check(thr && thr->number == 1,
+		"ntmem populate: one page reports the one thread it can use",
+		"status %d, threads %g", status, thr ? thr->number : -1.0);
 	t_json_free(j);
 	free(out);
 
