@@ -41,19 +41,19 @@ ARCH        := $(shell $(CC) -dumpmachine | cut -d- -f1)
 ifeq ($(origin AR),default)
 AR := $(shell $(CC) -print-prog-name=ar)
 endif
-LIB_SRC     := $(wildcard src/*.c)
-VARIANT_SRC := $(wildcard src/variants/*.c)
-ASM_SRC     := $(wildcard src/*_$(ARCH).S src/variants/*_$(ARCH).S)
-TOOL_SRC    := $(wildcard tools/*.c)
+# src/ is one folder per subsystem (docs/architecture.md); tools/ one
+# folder per command, beside the measuring core and the output.
+LIB_SRC     := $(wildcard src/*/*.c)
+ASM_SRC     := $(wildcard src/*/*_$(ARCH).S)
+TOOL_SRC    := $(wildcard tools/*.c tools/*/*.c)
 TEST_SRC    := $(wildcard tests/test_*.c)
 TEST_HELPER := tests/harness.c
 
 # The LD_PRELOAD shim's own files go into libntmem-preload.so only.
-PRELOAD_SRC := src/preload.c src/preload_count.c
+PRELOAD_SRC := src/preload/preload.c src/preload/preload_count.c
 LIB_SRC     := $(filter-out $(PRELOAD_SRC),$(LIB_SRC))
 
-LIB_OBJ  := $(LIB_SRC:%.c=$(O)/%.o) $(VARIANT_SRC:%.c=$(O)/%.o) \
-	    $(ASM_SRC:%.S=$(O)/%.o)
+LIB_OBJ  := $(LIB_SRC:%.c=$(O)/%.o) $(ASM_SRC:%.S=$(O)/%.o)
 TOOL_OBJ := $(TOOL_SRC:%.c=$(O)/%.o)
 TESTS    := $(TEST_SRC:tests/%.c=$(O)/tests/%)
 
@@ -71,6 +71,11 @@ $(O)/src/variants/%.o: src/variants/%.c
 $(O)/%.o: %.c
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+
+# The tools see their own folders from tools/.
+$(O)/tools/%.o: tools/%.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -Itools -c -o $@ $<
 
 $(O)/%.o: %.S
 	@mkdir -p $(@D)
@@ -99,17 +104,17 @@ PRELOAD     := $(O)/libntmem-preload.so
 PRELOAD_OBJ := $(PRELOAD_SRC:%.c=$(O)/%.o)
 all: $(PRELOAD)
 
-$(O)/src/preload%.o: src/preload%.c
+$(O)/src/preload/%.o: src/preload/%.c
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(NO_IDIOM) -c -o $@ $<
 
-$(PRELOAD): $(PRELOAD_OBJ) $(LIB_OBJ) src/preload.map
+$(PRELOAD): $(PRELOAD_OBJ) $(LIB_OBJ) src/preload/preload.map
 	$(CC) $(CFLAGS) $(LDFLAGS) -shared -Wl,-z,now \
-		-Wl,--version-script,src/preload.map -o $@ $(PRELOAD_OBJ) \
+		-Wl,--version-script,src/preload/preload.map -o $@ $(PRELOAD_OBJ) \
 		$(LIB_OBJ) $(LDLIBS)
 
 # ntmem run looks for the shim next to itself, then where it is installed.
-$(O)/tools/run.o: override CPPFLAGS += -DNTMEM_LIBDIR='"$(LIBDIR)"'
+$(O)/tools/run/run.o: override CPPFLAGS += -DNTMEM_LIBDIR='"$(LIBDIR)"'
 
 # Tests link the static library so they can reach internal units, and the
 # tool objects (bar main) so they can test its parsers.

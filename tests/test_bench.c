@@ -8,11 +8,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "bench.h"
-#include "benchfn.h"
-#include "cli.h"
+#include "bench/bench.h"
+#include "measure/benchfn.h"
+#include "output/cli.h"
 #include "harness.h"
-#include "measure.h"
+#include "measure/measure.h"
 
 static struct bench_opts opts;
 

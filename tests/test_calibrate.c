@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "harness.h"
-#include "ladder_fit.h"
+#include "calibrate/ladder_fit.h"
 
 static const char *dir;  /* the scratch directory */
 

@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cpu.h"
+#include "dispatch/cpu.h"
 #include "harness.h"
 #include "ntmem.h"
 

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cpu.h"
+#include "dispatch/cpu.h"
 #include "harness.h"
 #include "ntmem.h"
 

@@ -4,7 +4,7 @@
  * SFENCE on x86, which almost never reorders in practice, nor a missing
  * DMB under qemu on an x86 host.)  Linked with -Wl,--wrap=ntm_fence, so
  * the library's fence calls come here first.  On AArch64 the fence must
- * be DMB ISHST (src/fence.c says why). */
+ * be DMB ISHST (src/entry/fence.c says why). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>

@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "harness.h"
-#include "libc.h"
+#include "variants/libc.h"
 #include "ntmem.h"
 
 #define KiB ((size_t)1 << 10)

@@ -5,11 +5,11 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cpu.h"
+#include "dispatch/cpu.h"
 #include "harness.h"
-#include "ladder.h"
-#include "policy.h"
-#include "registry.h"
+#include "dispatch/ladder.h"
+#include "dispatch/policy.h"
+#include "dispatch/registry.h"
 
 #define KiB ((size_t)1 << 10)
 #define MiB ((size_t)1 << 20)

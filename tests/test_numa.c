@@ -13,8 +13,8 @@
 #include <unistd.h>
 
 #include "harness.h"
-#include "numa.h"
-#include "pool.h"
+#include "parallel/numa.h"
+#include "parallel/pool.h"
 
 /* A topology from a list of CPU counts per node, CPUs numbered on. */
 static void fake(struct topology *t, const unsigned *cpus_per_node, unsigned nodes)

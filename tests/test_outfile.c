@@ -1,4 +1,4 @@
-/* test_outfile.c - the one output writer (src/outfile.h) and the profile
+/* test_outfile.c - the one output writer (src/util/outfile.h) and the profile
  * writer built on it: what is at the path decides how it is written, a
  * link is followed, a device or FIFO is written through and never
  * replaced, a directory is refused before anything is created, modes
@@ -15,10 +15,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cpu.h"
+#include "dispatch/cpu.h"
 #include "harness.h"
-#include "outfile.h"
-#include "profile.h"
+#include "util/outfile.h"
+#include "dispatch/profile.h"
 
 static const char text[] = "<svg>the data</svg>\n";
 

@@ -22,9 +22,9 @@
 #include <unistd.h>
 
 #include "harness.h"
-#include "libc.h"
+#include "variants/libc.h"
 #include "ntmem.h"
-#include "pool.h"
+#include "parallel/pool.h"
 
 #define KiB ((size_t)1 << 10)
 #define MiB ((size_t)1 << 20)

@@ -13,11 +13,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cpu.h"
+#include "dispatch/cpu.h"
 #include "harness.h"
-#include "policy.h"
-#include "profile.h"
-#include "registry.h"
+#include "dispatch/policy.h"
+#include "dispatch/profile.h"
+#include "dispatch/registry.h"
 
 #define KiB ((size_t)1 << 10)
 #define MiB ((size_t)1 << 20)

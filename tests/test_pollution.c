@@ -12,12 +12,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "chase.h"
-#include "functions.h"
+#include "measure/chase.h"
+#include "measure/functions.h"
 #include "harness.h"
 #include "ntmem.h"
-#include "perfcount.h"
-#include "pollution.h"
+#include "measure/perfcount.h"
+#include "pollution/pollution.h"
 
 /* ------------------------------------------------------------------ */
 /* The chase                                                           */

@@ -19,8 +19,8 @@
 
 #include "harness.h"
 #include "ntmem.h"
-#include "parallel.h"
-#include "pool.h"
+#include "parallel/parallel.h"
+#include "parallel/pool.h"
 
 #define KiB ((size_t)1 << 10)
 #define MiB ((size_t)1 << 20)

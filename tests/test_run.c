@@ -6,7 +6,7 @@
  */
 #include "preload/spawn.h"
 
-#include "run.h"
+#include "run/run.h"
 
 static struct places at;
 

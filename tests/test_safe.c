@@ -25,8 +25,8 @@
 
 #include "harness.h"
 #include "ntmem.h"
-#include "registry.h"
-#include "safe.h"
+#include "dispatch/registry.h"
+#include "safe/safe.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 #define UNDER_ASAN 1

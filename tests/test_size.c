@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "harness.h"
-#include "size.h"
+#include "util/size.h"
 
 static void ok(const char *s, size_t want)
 {

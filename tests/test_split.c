@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "harness.h"
-#include "split.h"
+#include "parallel/split.h"
 
 #define KiB ((size_t)1 << 10)
 #define MiB ((size_t)1 << 20)

@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "harness.h"
-#include "svg.h"
+#include "output/svg.h"
 
 #define KiB 1024.0
 #define MiB (1024.0 * KiB)

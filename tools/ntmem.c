@@ -2,9 +2,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cli.h"
+#include "output/cli.h"
 #include "commands.h"
-#include "emulation.h"
+#include "measure/emulation.h"
 #include "ntmem.h"
 
 static const struct command {

@@ -1,8 +1,8 @@
 /* avx.c - 32-byte vector loops: VMOVDQA (cached, AVX2 for the byte
  * broadcast) and VMOVNTDQ (streaming, AVX alone), as in the AVX
  * clear_page_nocache of seed 001. */
-#include "../cpu.h"
-#include "../variant.h"
+#include "dispatch/cpu.h"
+#include "variant.h"
 
 #ifdef __x86_64__
 #include <immintrin.h>

@@ -1,7 +1,7 @@
 /* avx512.c - 64-byte vector loops: one VMOVDQA64 (cached) or VMOVNTDQ
  * (streaming) store per line.  Needs AVX-512F and its OS state. */
-#include "../cpu.h"
-#include "../variant.h"
+#include "dispatch/cpu.h"
+#include "variant.h"
 
 #ifdef __x86_64__
 #include <immintrin.h>

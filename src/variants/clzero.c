@@ -1,7 +1,7 @@
 /* clzero.c - AMD CLZERO: zero a whole line without reading it, weakly
  * ordered like streaming stores.  Zero only: the caller guarantees c == 0. */
-#include "../cpu.h"
-#include "../variant.h"
+#include "dispatch/cpu.h"
+#include "variant.h"
 
 #ifdef __x86_64__
 #include <x86intrin.h>

@@ -7,8 +7,8 @@
  * line, so it always covers whole aligned lines; the head and tail, and
  * any span too short to hold one aligned block, take cached NEON stores.
  * The registry offers the variant only where DCZID_EL0.DZP is clear. */
-#include "../cpu.h"
-#include "../variant.h"
+#include "dispatch/cpu.h"
+#include "variant.h"
 
 #ifdef __aarch64__
 #include "neon.h"

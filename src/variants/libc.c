@@ -3,8 +3,8 @@
  * where nothing was measured, since it is never slower than itself. */
 #include <string.h>
 
-#include "../libc.h"
-#include "../variant.h"
+#include "libc.h"
+#include "variant.h"
 
 static void *portable_memset(void *dst, int c, size_t n);
 static void *portable_memcpy(void *dst, const void *src, size_t n);

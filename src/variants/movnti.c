@@ -1,8 +1,8 @@
 /* movnti.c - 8-byte MOVNTI streaming stores from general registers: the
  * loop of clear_page_movnt (seed 000) and __copy_user_zeroing_intel_nocache
  * (seed 004), eight stores a line. */
-#include "../cpu.h"
-#include "../variant.h"
+#include "dispatch/cpu.h"
+#include "variant.h"
 
 #ifdef __x86_64__
 #include <immintrin.h>

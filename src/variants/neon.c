@@ -2,8 +2,8 @@
  * (family neon), STNP streaming loops in shape.h's loop (family stnp), and
  * the entry points of the width, with their small path of overlapping
  * unaligned Q stores. */
-#include "../cpu.h"
-#include "../variant.h"
+#include "dispatch/cpu.h"
+#include "variant.h"
 
 #ifdef __aarch64__
 #include "neon.h"
@@ -13,7 +13,7 @@
 #define VEC_STREAM_LINE(d, v) ntm_stnp_set_line((d), (v))
 #define VEC_STREAM_COPY_LINE(d, s) ntm_stnp_copy_line((d), (s))
 #include "vector.h"
-#include "entry_c.h"
+#include "entry/entry_c.h"
 
 DEFINE_FAMILY(neon,
 	{.name = "neon",

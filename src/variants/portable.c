@@ -2,8 +2,8 @@
  * fallback where no other variant can run.  Cached stores. */
 #include <stdint.h>
 
-#include "../cpu.h"
-#include "../variant.h"
+#include "dispatch/cpu.h"
+#include "variant.h"
 
 /* may_alias: the caller's buffer can hold objects of any type. */
 typedef uintptr_t __attribute__((may_alias)) word;
@@ -62,7 +62,7 @@ DEFINE_FAMILY(portable,
 
 /* The entry points where no vector width has its own (off x86-64): the
  * small path is two to four overlapping word stores. */
-#include "../entry.h"
+#include "entry/entry.h"
 
 #define PORTABLE_SMALL_MAX 32
 

@@ -1,8 +1,8 @@
 /* rep.c - the string instructions: rep stosb, rep stosq and rep movsb.
  * Cached: on most CPUs they allocate every line they write, though some
  * stop allocating above the LLC size (measure, don't assume). */
-#include "../cpu.h"
-#include "../variant.h"
+#include "dispatch/cpu.h"
+#include "variant.h"
 
 #ifdef __x86_64__
 #include <stdint.h>

@@ -26,7 +26,7 @@
  */
 #include <stdint.h>
 
-#include "../variant.h"
+#include "variant.h"
 
 #ifndef NTM_SHAPE_WORDS
 #define NTM_SHAPE_WORDS

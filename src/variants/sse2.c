@@ -1,7 +1,7 @@
 /* sse2.c - 16-byte vector loops: MOVDQA (cached) and MOVNTDQ (streaming),
  * as in the 2012 clear_page_nocache series (seed 001). */
-#include "../cpu.h"
-#include "../variant.h"
+#include "dispatch/cpu.h"
+#include "variant.h"
 
 #ifdef __x86_64__
 #include <immintrin.h>

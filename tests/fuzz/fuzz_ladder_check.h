@@ -6,8 +6,8 @@
 #include <stdint.h>
 
 #include "fuzz.h"
-#include "ladder.h"
-#include "registry.h"
+#include "dispatch/ladder.h"
+#include "dispatch/registry.h"
 
 /* 1..NTMEM_LADDER_MAX rungs with rising upper edges, each a variant of op
  * that runs here; a zero-only one only if zero_ok. */

@@ -10,9 +10,9 @@
 #define _GNU_SOURCE
 #include <unistd.h>
 
-#include "cpu.h"
+#include "dispatch/cpu.h"
 #include "fuzz.h"
-#include "profile.h"
+#include "dispatch/profile.h"
 
 static char fp_dir[64], fp_path[96], fp_back[96];
 static char fp_head[4096];   /* an empty profile up to its end line */

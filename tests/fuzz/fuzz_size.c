@@ -7,7 +7,7 @@
 #include <strings.h>
 
 #include "fuzz.h"
-#include "size.h"
+#include "util/size.h"
 
 /* The oracle: 1 and *out, or 0 when s is not a size that fits. */
 static int fs_expect(const char *s, size_t *out)

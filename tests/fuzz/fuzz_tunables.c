@@ -1,10 +1,10 @@
 /* fuzz_tunables.c - NTMEM_TUNABLES as the policy reads it:
  * ntm_policy_build() with any text must give three well-formed ladders
  * that every call can use, and notes that fit their buffers. */
-#include "cpu.h"
+#include "dispatch/cpu.h"
 #include "fuzz.h"
 #include "fuzz_ladder_check.h"
-#include "policy.h"
+#include "dispatch/policy.h"
 
 FUZZ_TARGET(tunables)
 {

@@ -14,7 +14,7 @@
  *                            bytes for an 8-byte destination: the same
  */
 #include "helper.h"
-#include "glibc_chk.h"
+#include "preload/glibc_chk.h"
 
 #include <string.h>
 

@@ -13,7 +13,7 @@
  *                         refuses them before the shim sees them
  */
 #include "helper.h"
-#include "glibc_chk.h"
+#include "preload/glibc_chk.h"
 
 #include <string.h>
 #include <strings.h>

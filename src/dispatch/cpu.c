@@ -1,0 +1,623 @@
+/* cpu.c - CPUID, XGETBV and the cache topology, read once per process. */
+#include "cpu.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ntmem.h"
+#include "util/size.h"
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#define NTM_X86 1
+#elif defined(__aarch64__)
+#include <sys/auxv.h>
+#include "variants/sysreg.h"
+#ifndef HWCAP_ASIMD
+#define HWCAP_ASIMD (1ul << 1)
+#endif
+#ifndef HWCAP_CPUID
+#define HWCAP_CPUID (1ul << 11)
+#endif
+#endif
+
+/* One row per feature: the messages ntm_cpu_missing() returns. */
+static const struct {
+	unsigned bit;
+	const char *name;
+	const char *cpu_lacks;
+	const char *os_lacks;   /* NULL: no OS-managed state */
+} feature_table[] = {
+#ifdef NTM_X86
+	{CPU_SSE2, "SSE2", "CPU lacks SSE2", NULL},
+	{CPU_AVX, "AVX", "CPU lacks AVX",
+	 "OS has not enabled AVX state (XCR0)"},
+	{CPU_AVX2, "AVX2", "CPU lacks AVX2",
+	 "OS has not enabled AVX state (XCR0)"},
+	{CPU_AVX512F, "AVX-512F", "CPU lacks AVX-512F",
+	 "OS has not enabled AVX-512 state (XCR0)"},
+	{CPU_AVX512BW, "AVX-512BW", "CPU lacks AVX-512BW",
+	 "OS has not enabled AVX-512 state (XCR0)"},
+	{CPU_ERMS, "ERMS", "CPU lacks ERMS (fast rep movsb/stosb)", NULL},
+	{CPU_FSRM, "FSRM", "CPU lacks FSRM (fast short rep movsb)", NULL},
+	{CPU_MOVDIR64B, "MOVDIR64B", "CPU lacks MOVDIR64B", NULL},
+	{CPU_CLZERO, "CLZERO", "CPU lacks CLZERO (AMD only)", NULL},
+	{CPU_AVX512VL, "AVX-512VL", "CPU lacks AVX-512VL",
+	 "OS has not enabled AVX-512 state (XCR0)"},
+#elif defined(__aarch64__)
+	/* The OS side of DC ZVA: DZP is set when EL1 or EL2 forbids it
+	 * (SCTLR_EL1.DZE clear, HCR_EL2.TDZ set). */
+	{CPU_ASIMD, "ASIMD", "CPU lacks Advanced SIMD (HWCAP_ASIMD)", NULL},
+	{CPU_DCZVA, "DC-ZVA", "DCZID_EL0 states a DC ZVA block over 2 KiB",
+	 "DC ZVA is prohibited here (DCZID_EL0.DZP is set)"},
+#endif
+};
+
+#define NFEATURES (sizeof feature_table / sizeof feature_table[0])
+#if !defined(NTM_X86) && !defined(__aarch64__)
+/* No feature is known here (only the portable variants build): the loops
+ * over the empty table run zero times, as they should. */
+#pragma GCC diagnostic ignored "-Wtype-limits"
+#endif
+
+const char *ntm_cpu_feature_name(unsigned feature)
+{
+	for (size_t i = 0; i < NFEATURES; i++)
+		if (feature_table[i].bit == feature)
+			return feature_table[i].name;
+	return "?";
+}
+
+const char *ntm_cpu_missing(const struct cpu *cpu, unsigned need)
+{
+	for (size_t i = 0; i < NFEATURES; i++) {
+		unsigned bit = feature_table[i].bit;
+		if (!(need & bit) || (cpu->usable & bit))
+			continue;
+		if ((cpu->reported & bit) && feature_table[i].os_lacks)
+			return feature_table[i].os_lacks;
+		return feature_table[i].cpu_lacks;
+	}
+	return NULL;
+}
+
+#ifdef NTM_X86
+/* XCR0 bits: SSE and AVX (YMM upper halves) state; AVX-512 adds the
+ * opmask, ZMM upper halves and ZMM16-31. */
+#define XCR0_AVX    0x06u
+#define XCR0_AVX512 0xe6u
+
+NTM_NO_SANITIZE static inline uint64_t read_xcr0(void)
+{
+	uint32_t lo, hi;
+	/* xgetbv, spelled as bytes for assemblers that predate it */
+	__asm__ volatile(".byte 0x0f, 0x01, 0xd0" : "=a"(lo), "=d"(hi) : "c"(0));
+	return ((uint64_t)hi << 32) | lo;
+}
+
+/* CPUID leaf 4 (Intel) and 0x8000001D (AMD) share one layout. */
+static void read_deterministic_caches(unsigned leaf, struct cache_info *c)
+{
+	for (unsigned i = 0; i < 16; i++) {
+		unsigned a, b, cx, d;
+		__cpuid_count(leaf, i, a, b, cx, d);
+		unsigned type = a & 31, level = (a >> 5) & 7;
+		if (type == 0)
+			break;
+		if (type > 3 || level < 1 || level > 3)
+			break;  /* garbage: an emulator without this leaf */
+		size_t size = (size_t)((b >> 22) + 1) * (((b >> 12) & 0x3ff) + 1) *
+			      ((b & 0xfff) + 1) * ((size_t)cx + 1);
+		unsigned shared = ((a >> 14) & 0xfff) + 1;
+		if (level == 1 && type == 1)
+			c->l1d = size;
+		else if (level == 2 && type != 2)
+			c->l2 = size;
+		else if (level == 3 && type != 2) {
+			c->l3 = size;
+			c->l3_shared_by = shared;
+		}
+	}
+}
+
+/* AMD's legacy leaves, for CPUs or emulators without TOPOEXT. */
+static void read_amd_legacy_caches(unsigned max_ext, struct cache_info *c)
+{
+	unsigned a, b, cx, d;
+	if (max_ext >= 0x80000005) {
+		__cpuid(0x80000005, a, b, cx, d);
+		c->l1d = (size_t)(cx >> 24) << 10;
+	}
+	if (max_ext >= 0x80000006) {
+		__cpuid(0x80000006, a, b, cx, d);
+		c->l2 = (size_t)(cx >> 16) << 10;
+		c->l3 = (size_t)(d >> 18) << 19;
+	}
+}
+
+/* The highest leaf of CPUID's range from base: cpuid.h's
+ * __get_cpuid_max may stay an instrumented call, which a sanitizer's
+ * runtime cannot serve before relocation; this is always inline. */
+static inline __attribute__((always_inline)) unsigned highest_leaf(unsigned base)
+{
+	unsigned a, b, c, d;
+	__cpuid(base, a, b, c, d);
+	return a;
+}
+
+/* Features from CPUID, and which of them the OS has enabled (XCR0).
+ * Pure CPUID and XGETBV, no library call and no instrumentation: the
+ * IFUNC resolvers call it before the program is relocated. */
+NTM_NO_SANITIZE unsigned ntm_cpu_probe(unsigned *reported, uint64_t *xcr0)
+{
+	unsigned a, b, c, d;
+	unsigned max_leaf = highest_leaf(0);
+	unsigned max_ext = highest_leaf(0x80000000);
+	*reported = 0;
+	*xcr0 = 0;
+	if (max_leaf == 0)
+		return 0;
+	__cpuid(1, a, b, c, d);
+	unsigned r = 0;
+	if (d & (1u << 26))
+		r |= CPU_SSE2;
+	if (c & (1u << 28))
+		r |= CPU_AVX;
+	int osxsave = (c >> 27) & 1;
+	if (max_leaf >= 7) {
+		__cpuid_count(7, 0, a, b, c, d);
+		if (b & (1u << 5))
+			r |= CPU_AVX2;
+		if (b & (1u << 9))
+			r |= CPU_ERMS;
+		if (b & (1u << 16))
+			r |= CPU_AVX512F;
+		if (b & (1u << 30))
+			r |= CPU_AVX512BW;
+		if (b & (1u << 31))
+			r |= CPU_AVX512VL;
+		if (c & (1u << 28))
+			r |= CPU_MOVDIR64B;
+		if (d & (1u << 4))
+			r |= CPU_FSRM;
+	}
+	if (max_ext >= 0x80000008) {
+		__cpuid(0x80000008, a, b, c, d);
+		if (b & 1u)
+			r |= CPU_CLZERO;
+	}
+	*reported = r;
+
+	const unsigned avx512 = CPU_AVX512F | CPU_AVX512BW | CPU_AVX512VL;
+	unsigned usable = r & ~(CPU_AVX | CPU_AVX2 | avx512);
+	if (osxsave) {
+		*xcr0 = read_xcr0();
+		if ((*xcr0 & XCR0_AVX) == XCR0_AVX)
+			usable |= r & (CPU_AVX | CPU_AVX2);
+		if ((*xcr0 & XCR0_AVX512) == XCR0_AVX512)
+			usable |= r & avx512;
+	}
+	return usable;
+}
+
+static void detect_x86(struct cpu *cpu)
+{
+	unsigned a, b, c, d;
+	unsigned max_leaf = __get_cpuid_max(0, NULL);
+	unsigned max_ext = __get_cpuid_max(0x80000000, NULL);
+	if (max_leaf == 0)
+		return;
+
+	__cpuid(0, a, b, c, d);
+	memcpy(cpu->vendor + 0, &b, 4);
+	memcpy(cpu->vendor + 4, &d, 4);
+	memcpy(cpu->vendor + 8, &c, 4);
+	cpu->vendor[12] = '\0';
+	int amd = !strcmp(cpu->vendor, "AuthenticAMD") ||
+		  !strcmp(cpu->vendor, "HygonGenuine");
+
+	__cpuid(1, a, b, c, d);
+	unsigned family = (a >> 8) & 0xf, model = (a >> 4) & 0xf;
+	if (family == 0xf)
+		family += (a >> 20) & 0xff;
+	if (family == 0x6 || family >= 0xf)
+		model += ((a >> 16) & 0xf) << 4;
+	cpu->family = family;
+	cpu->model = model;
+	cpu->stepping = a & 0xf;
+
+	cpu->usable = ntm_cpu_probe(&cpu->reported, &cpu->xcr0);
+	cpu->has_xcr0 = (c >> 27) & 1;  /* OSXSAVE */
+
+	if (max_ext >= 0x80000004) {
+		unsigned w[12];
+		for (unsigned i = 0; i < 3; i++)
+			__cpuid(0x80000002 + i, w[4 * i], w[4 * i + 1],
+				w[4 * i + 2], w[4 * i + 3]);
+		memcpy(cpu->brand, w, 48);
+		cpu->brand[48] = '\0';
+	}
+
+	int topoext = 0;
+	if (max_ext >= 0x80000001) {
+		__cpuid(0x80000001, a, b, c, d);
+		topoext = (c >> 22) & 1;
+	}
+	if (amd && topoext && max_ext >= 0x8000001d)
+		read_deterministic_caches(0x8000001d, &cpu->cpuid_caches);
+	else if (amd)
+		read_amd_legacy_caches(max_ext, &cpu->cpuid_caches);
+	else if (max_leaf >= 4)
+		read_deterministic_caches(4, &cpu->cpuid_caches);
+}
+#endif
+
+/* "32768K" or "32M" from sysfs, in bytes; 0 when unreadable. */
+static size_t read_sysfs_size(const char *path)
+{
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return 0;
+	unsigned long long v = 0;
+	char unit = 0;
+	int got = fscanf(f, "%llu%c", &v, &unit);
+	fclose(f);
+	if (got < 1)
+		return 0;
+	if (unit == 'K')
+		v <<= 10;
+	else if (unit == 'M')
+		v <<= 20;
+	else if (unit == 'G')
+		v <<= 30;
+	return (size_t)v;
+}
+
+static int read_sysfs_line(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return -1;
+	char *ok = fgets(buf, (int)len, f);
+	fclose(f);
+	if (!ok)
+		return -1;
+	buf[strcspn(buf, "\n")] = '\0';
+	return 0;
+}
+
+int ntm_parse_cpu_list(const char *s, unsigned char *bits, unsigned max)
+{
+	memset(bits, 0, max);
+	while (*s && *s != '\n') {
+		char *end;
+		unsigned long lo = strtoul(s, &end, 10), hi = lo;
+		if (end == s)
+			return -1;
+		if (*end == '-') {
+			s = end + 1;
+			hi = strtoul(s, &end, 10);
+			if (end == s || hi < lo)
+				return -1;
+		}
+		for (unsigned long i = lo; i <= hi && i < max; i++)
+			bits[i] = 1;
+		s = *end == ',' ? end + 1 : end;
+	}
+	return 0;
+}
+
+/* The CPUs in a list such as "0-3,8,10-11" (0 if it is malformed). */
+static unsigned count_cpu_list(const char *s)
+{
+	unsigned char bits[1024];
+	unsigned count = 0;
+	if (ntm_parse_cpu_list(s, bits, sizeof bits))
+		return 0;
+	for (size_t i = 0; i < sizeof bits; i++)
+		count += bits[i];
+	return count;
+}
+
+static void detect_sysfs(struct cache_info *c)
+{
+	const char *base = "/sys/devices/system/cpu/cpu0/cache";
+	for (unsigned i = 0; i < 8; i++) {
+		char path[128], type[32], level[8], shared[256];
+		snprintf(path, sizeof path, "%s/index%u/type", base, i);
+		if (read_sysfs_line(path, type, sizeof type))
+			break;
+		snprintf(path, sizeof path, "%s/index%u/level", base, i);
+		if (read_sysfs_line(path, level, sizeof level))
+			continue;
+		snprintf(path, sizeof path, "%s/index%u/size", base, i);
+		size_t size = read_sysfs_size(path);
+		if (!strcmp(type, "Instruction"))
+			continue;
+		if (level[0] == '1' && !strcmp(type, "Data"))
+			c->l1d = size;
+		else if (level[0] == '2')
+			c->l2 = size;
+		else if (level[0] == '3') {
+			c->l3 = size;
+			snprintf(path, sizeof path,
+				 "%s/index%u/shared_cpu_list", base, i);
+			if (!read_sysfs_line(path, shared, sizeof shared))
+				c->l3_shared_by = count_cpu_list(shared);
+		}
+	}
+}
+
+static const char *size_text(size_t n, char *buf, size_t len)
+{
+	return ntm_format_size(n, buf, len);
+}
+
+/* Append printf output to plan->how, separated by "; ". */
+__attribute__((format(printf, 2, 3)))
+static void say(struct cache_plan *plan, const char *fmt, ...)
+{
+	size_t used = strlen(plan->how);
+	if (used && used + 2 < sizeof plan->how) {
+		strcpy(plan->how + used, "; ");
+		used += 2;
+	}
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(plan->how + used, sizeof plan->how - used, fmt, ap);
+	va_end(ap);
+}
+
+void ntm_cpu_plan(const struct cpu *cpu, struct cache_plan *plan)
+{
+	const struct cache_info *id = &cpu->cpuid_caches, *fs = &cpu->sysfs_caches;
+	char a[32], b[32];
+	memset(plan, 0, sizeof *plan);
+	/* AArch64: the line the streaming loops' 64-byte unit fills (a
+	 * 256-byte line, as on A64FX, takes four). */
+	if (cpu->dline)
+		say(plan, "data cache lines of %u B (CTR_EL0)", cpu->dline);
+	struct cache_info *c = &plan->caches;
+	*c = id->l3 ? *id : *fs;
+	const char *from = id->l3 ? "CPUID" : fs->l3 ? "sysfs" : NULL;
+	if (id->l3 && fs->l3 && id->l3 != fs->l3) {
+		c->l3 = id->l3 < fs->l3 ? id->l3 : fs->l3;
+		from = "the smaller";
+		plan->distrusted = 1;
+		say(plan, "CPUID says L3 %s, sysfs %s: they cannot both be right, "
+		    "so the smaller is used", size_text(id->l3, a, sizeof a),
+		    size_text(fs->l3, b, sizeof b));
+	}
+	unsigned shared = fs->l3_shared_by ? fs->l3_shared_by : id->l3_shared_by;
+	if (id->l3 && !id->l3_shared_by && !fs->l3_shared_by) {
+		plan->distrusted = 1;
+		say(plan, "CPUID says the L3 is shared by 0 CPUs, which cannot "
+		    "be: taken as the %u online", cpu->online_cpus);
+	}
+	/* CPUID counts the IDs that could share it, rounded up to a power
+	 * of two; a VM sees only its own CPUs. */
+	if (shared == 0 || shared > cpu->online_cpus)
+		shared = cpu->online_cpus;
+	c->l3_shared_by = shared ? shared : 1;
+
+	if (c->l3 / c->l3_shared_by > NTM_MAX_CREDIBLE_L3_SHARE) {
+		char d[32];
+		plan->distrusted = 1;
+		say(plan, "an L3 of %s (%s) shared by %u CPU%s is %s a CPU, over "
+		    "the %s no part has exceeded: not trusted",
+		    size_text(c->l3, a, sizeof a), from, c->l3_shared_by,
+		    c->l3_shared_by == 1 ? "" : "s",
+		    size_text(c->l3 / c->l3_shared_by, b, sizeof b),
+		    size_text(NTM_MAX_CREDIBLE_L3_SHARE, d, sizeof d));
+		c->l3 = 0;
+	} else if (c->l3) {
+		say(plan, "L3 %s from %s", size_text(c->l3, a, sizeof a), from);
+	} else {
+#ifdef NTM_X86
+		say(plan, "no L3 size from CPUID or sysfs");
+#else
+		say(plan, "no L3 size from sysfs");
+#endif
+	}
+}
+
+unsigned ntm_dczva_block(uint64_t dczid)
+{
+	unsigned bs = (unsigned)(dczid & 0xf);
+	return bs <= 9 ? 4u << bs : 0;
+}
+
+#if defined(__aarch64__)
+/* Names for MIDR_EL1's implementer codes and for a few parts servers
+ * use; anything else is shown by number. */
+static const struct {
+	unsigned code;
+	const char *name;
+} arm_implementers[] = {
+	{0x41, "ARM"},      {0x42, "Broadcom"}, {0x43, "Cavium"},
+	{0x46, "Fujitsu"},  {0x48, "HiSilicon"}, {0x4e, "NVIDIA"},
+	{0x50, "APM"},      {0x51, "Qualcomm"}, {0x53, "Samsung"},
+	{0x56, "Marvell"},  {0x61, "Apple"},    {0x6d, "Microsoft"},
+	{0xc0, "Ampere"},
+};
+
+static const struct {
+	unsigned implementer, part;
+	const char *name;
+} arm_parts[] = {
+	{0x41, 0xd03, "Cortex-A53"},  {0x41, 0xd04, "Cortex-A35"},
+	{0x41, 0xd07, "Cortex-A57"},  {0x41, 0xd08, "Cortex-A72"},
+	{0x41, 0xd0b, "Cortex-A76"},  {0x41, 0xd0c, "Neoverse-N1"},
+	{0x41, 0xd40, "Neoverse-V1"}, {0x41, 0xd49, "Neoverse-N2"},
+	{0x41, 0xd4f, "Neoverse-V2"}, {0x46, 0x001, "A64FX"},
+	{0xc0, 0xac3, "AmpereOne"},
+};
+
+static void name_arm_cpu(struct cpu *cpu)
+{
+	unsigned implementer = (unsigned)(cpu->midr >> 24) & 0xff;
+	cpu->family = (unsigned)(cpu->midr >> 20) & 0xf;   /* variant */
+	cpu->model = (unsigned)(cpu->midr >> 4) & 0xfff;   /* part number */
+	cpu->stepping = (unsigned)cpu->midr & 0xf;         /* revision */
+	snprintf(cpu->vendor, sizeof cpu->vendor, "0x%02x", implementer);
+	for (size_t i = 0; i < sizeof arm_implementers / sizeof arm_implementers[0]; i++)
+		if (arm_implementers[i].code == implementer)
+			snprintf(cpu->vendor, sizeof cpu->vendor, "%s",
+				 arm_implementers[i].name);
+	for (size_t i = 0; i < sizeof arm_parts / sizeof arm_parts[0]; i++)
+		if (arm_parts[i].implementer == implementer &&
+		    arm_parts[i].part == cpu->model)
+			snprintf(cpu->brand, sizeof cpu->brand, "%s", arm_parts[i].name);
+}
+
+/* MIDR_EL1 from the kernel's emulated read where HWCAP_CPUID says it
+ * has one, else from sysfs; 0 when neither is there. */
+static uint64_t read_midr(unsigned long hwcap)
+{
+	if (hwcap & HWCAP_CPUID)
+		return ntm_sysreg_midr();
+	char text[64];
+	unsigned long long v = 0;
+	if (read_sysfs_line("/sys/devices/system/cpu/cpu0/regs/identification/midr_el1",
+			    text, sizeof text) ||
+	    sscanf(text, "%llx", &v) != 1)
+		return 0;
+	return v;
+}
+
+/* Features from HWCAP (the kernel's word for what user space may use),
+ * DC ZVA from DCZID_EL0, line size from CTR_EL0, the CPU from MIDR_EL1.
+ * Cache sizes are not readable at EL0 (CCSIDR_EL1 is an EL1 register):
+ * they come from sysfs alone. */
+static void detect_aarch64(struct cpu *cpu)
+{
+	unsigned long hwcap = getauxval(AT_HWCAP);
+	if (hwcap & HWCAP_ASIMD)
+		cpu->reported |= CPU_ASIMD;
+	cpu->dczid = ntm_sysreg_dczid();
+	unsigned block = ntm_dczva_block(cpu->dczid);
+	if (block)
+		cpu->reported |= CPU_DCZVA;
+	cpu->usable = cpu->reported;
+	if (cpu->dczid & NTM_DCZID_DZP)
+		cpu->usable &= ~CPU_DCZVA;
+	cpu->zva_block = cpu->usable & CPU_DCZVA ? block : 0;
+	cpu->ctr = ntm_sysreg_ctr();
+	cpu->dline = 4u << ((cpu->ctr >> 16) & 0xf);
+	cpu->midr = read_midr(hwcap);
+	if (cpu->midr)
+		name_arm_cpu(cpu);
+}
+#endif
+
+static struct cpu the_cpu;
+static pthread_once_t cpu_once = PTHREAD_ONCE_INIT;
+
+/* Reading sysfs sets errno on files that are absent; a successful call
+ * of the library must leave errno alone, whoever detects first. */
+static void detect(void)
+{
+	int saved = errno;
+#ifdef NTM_X86
+	detect_x86(&the_cpu);
+#elif defined(__aarch64__)
+	detect_aarch64(&the_cpu);
+#endif
+	detect_sysfs(&the_cpu.sysfs_caches);
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	the_cpu.online_cpus = n > 0 ? (unsigned)n : 1;
+	/* Brand strings are often padded with leading blanks. */
+	char *b = the_cpu.brand;
+	size_t skip = 0;
+	while (b[skip] && isspace((unsigned char)b[skip]))
+		skip++;
+	memmove(b, b + skip, strlen(b + skip) + 1);
+	errno = saved;
+}
+
+const struct cpu *ntm_cpu(void)
+{
+	pthread_once(&cpu_once, detect);
+	return &the_cpu;
+}
+
+/* The public view. */
+
+static const char *arch_name(void)
+{
+#if defined(__x86_64__)
+	return "x86_64";
+#elif defined(__aarch64__)
+	return "aarch64";
+#elif defined(__riscv) && __riscv_xlen == 64
+	return "riscv64";
+#elif defined(__powerpc64__)
+	return "ppc64";
+#else
+	return "unknown";
+#endif
+}
+
+static char features_text[256], missing_text[1024];
+static struct cache_plan public_plan;
+static pthread_once_t public_once = PTHREAD_ONCE_INIT;
+
+static void build_public_view(void)
+{
+	const struct cpu *cpu = ntm_cpu();
+	size_t f = 0, m = 0;
+	for (size_t i = 0; i < NFEATURES; i++) {
+		unsigned bit = feature_table[i].bit;
+		if (cpu->usable & bit)
+			f += (size_t)snprintf(features_text + f,
+					      f < sizeof features_text
+						      ? sizeof features_text - f : 0,
+					      "%s%s", f ? " " : "",
+					      feature_table[i].name);
+		else
+			m += (size_t)snprintf(missing_text + m,
+					      m < sizeof missing_text
+						      ? sizeof missing_text - m : 0,
+					      "%s%s: %s", m ? "\n" : "",
+					      feature_table[i].name,
+					      ntm_cpu_missing(cpu, bit));
+	}
+	ntm_cpu_plan(cpu, &public_plan);
+}
+
+static struct ntmem_cache_sizes public_sizes(const struct cache_info *c)
+{
+	return (struct ntmem_cache_sizes){c->l1d, c->l2, c->l3, c->l3_shared_by};
+}
+
+int ntmem_cpu_info(struct ntmem_cpu_info *info)
+{
+	if (!info) {
+		errno = EINVAL;
+		return -1;
+	}
+	const struct cpu *cpu = ntm_cpu();
+	pthread_once(&public_once, build_public_view);
+	*info = (struct ntmem_cpu_info){
+		.arch = arch_name(),
+		.vendor = cpu->vendor,
+		.brand = cpu->brand,
+		.family = cpu->family,
+		.model = cpu->model,
+		.stepping = cpu->stepping,
+		.features = features_text,
+		.missing = missing_text,
+		.cpuid = public_sizes(&cpu->cpuid_caches),
+		.sysfs = public_sizes(&cpu->sysfs_caches),
+		.planned = public_sizes(&public_plan.caches),
+		.planned_how = public_plan.how,
+		.online_cpus = cpu->online_cpus,
+	};
+	return 0;
+}

@@ -1,0 +1,228 @@
+/* ladder.c - build, edit, parse and print ladders. */
+#include "ladder.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "registry.h"
+#include "util/size.h"
+
+const char *const ntm_class_key[3] = {
+	[NTMEM_CLASS_SET_ZERO] = "set",
+	[NTMEM_CLASS_SET_NONZERO] = "set_nonzero",
+	[NTMEM_CLASS_COPY] = "copy",
+};
+
+void ntm_ladder_single(struct ladder *l, const struct variant *v,
+		       const struct variant *streaming,
+		       enum ntmem_origin origin)
+{
+	memset(l, 0, sizeof *l);
+	ntm_ladder_push(l, v, SIZE_MAX, origin);
+	l->streaming = streaming;
+	l->streaming_origin = origin;
+}
+
+int ntm_ladder_push(struct ladder *l, const struct variant *v, size_t to,
+		    enum ntmem_origin origin)
+{
+	if (l->count == NTMEM_LADDER_MAX ||
+	    (l->count && to <= l->to[l->count - 1]))
+		return -1;
+	l->to[l->count] = to;
+	l->v[l->count] = v;
+	l->origin[l->count] = origin;
+	l->count++;
+	return 0;
+}
+
+void ntm_ladder_finish(struct ladder *l,
+		       const struct variant *fallback_streaming)
+{
+	const struct variant *below = NULL;
+	for (unsigned i = 0; i < l->count; i++)
+		if (!ntm_streams(l->v[i])) {
+			below = l->v[i];
+			break;
+		}
+	/* A ladder that streams everywhere keeps its first cached choice
+	 * from before (cached[0]); one that never had any uses the
+	 * lowest-ranked fallback the caller left there. */
+	if (!below)
+		below = l->cached[0];
+	for (unsigned i = 0; i < l->count; i++) {
+		if (!ntm_streams(l->v[i]))
+			below = l->v[i];
+		l->cached[i] = below;
+	}
+	l->to[l->count - 1] = SIZE_MAX;
+	if (!l->streaming) {
+		for (unsigned i = 0; i < l->count; i++)
+			if (ntm_streams(l->v[i]))
+				l->streaming = l->v[i];
+		if (!l->streaming)
+			l->streaming = fallback_streaming;
+	}
+}
+
+size_t ntm_ladder_threshold(const struct ladder *l)
+{
+	for (unsigned i = 0; i < l->count; i++)
+		if (ntm_streams(l->v[i]))
+			return i ? l->to[i - 1] : 0;
+	return SIZE_MAX;
+}
+
+/* Rebuild l from its cached rungs below t, then l->streaming from t. */
+void ntm_ladder_set_threshold(struct ladder *l, size_t t,
+			      enum ntmem_origin origin)
+{
+	struct ladder old = *l;
+	l->count = 0;
+	size_t from = 0;
+	for (unsigned i = 0; i < old.count && from < t; i++) {
+		size_t to = old.to[i] < t ? old.to[i] : t;
+		if (!ntm_streams(old.v[i])) {
+			int stretched = to != old.to[i];
+			ntm_ladder_push(l, old.v[i], to,
+					stretched ? origin : old.origin[i]);
+		}
+		from = old.to[i];
+	}
+	if (l->count == 0 && t > 0)
+		ntm_ladder_push(l, old.cached[0], t, origin);
+	else if (l->count)
+		l->to[l->count - 1] = t;  /* the last cached rung reaches t */
+	if (t < SIZE_MAX || l->count == 0)
+		ntm_ladder_push(l, old.streaming, SIZE_MAX, origin);
+	l->cached[0] = old.cached[0];
+	ntm_ladder_finish(l, old.streaming);
+}
+
+void ntm_ladder_set_cached(struct ladder *l, const struct variant *v,
+			   enum ntmem_origin origin)
+{
+	struct ladder old = *l;
+	size_t t = ntm_ladder_threshold(&old);
+	l->count = 0;
+	if (t > 0)
+		ntm_ladder_push(l, v, t, origin);
+	for (unsigned i = 0; i < old.count; i++)
+		if (ntm_streams(old.v[i]))
+			ntm_ladder_push(l, old.v[i], old.to[i], old.origin[i]);
+	l->cached[0] = v;
+	ntm_ladder_finish(l, old.streaming);
+}
+
+void ntm_ladder_set_streaming(struct ladder *l, const struct variant *v,
+			      enum ntmem_origin origin)
+{
+	for (unsigned i = 0; i < l->count; i++)
+		if (ntm_streams(l->v[i])) {
+			l->v[i] = v;
+			l->origin[i] = origin;
+		}
+	l->streaming = v;
+	l->streaming_origin = origin;
+	ntm_ladder_finish(l, v);
+}
+
+static const char *const op_word[2] = {"set", "copy"};
+
+/* One "NAME" or "NAME:SIZE" item; last says whether a size may be absent. */
+static int parse_rung(struct ladder *l, enum ntmem_op op, int zero_ok,
+		      char *item, int last, enum ntmem_origin origin,
+		      char *why, size_t why_len)
+{
+	char *colon = strchr(item, ':');
+	if (colon)
+		*colon = '\0';
+	const struct variant *v = ntm_variant_named(op, item);
+	const char *missing;
+	size_t to = SIZE_MAX;
+	const char *err;
+	if (!v) {
+		snprintf(why, why_len, "no %s variant named '%s'", op_word[op], item);
+		return -1;
+	}
+	if (v->zero_only && !zero_ok) {
+		snprintf(why, why_len, "%s writes zeros only; this ladder is for "
+			 "other values", item);
+		return -1;
+	}
+	if ((missing = ntm_variant_unsupported(v))) {
+		snprintf(why, why_len, "%s: %s", item, missing);
+		return -1;
+	}
+	if (!colon && !last) {
+		snprintf(why, why_len, "'%s' needs a size (NAME:SIZE): only the "
+			 "last rung has none", item);
+		return -1;
+	}
+	if (colon && last) {
+		snprintf(why, why_len, "the last rung, '%s', serves every larger "
+			 "size and takes no size", item);
+		return -1;
+	}
+	if (colon && ntm_parse_size(colon + 1, &to, &err)) {
+		snprintf(why, why_len, "%s:%s: %s", item, colon + 1, err);
+		return -1;
+	}
+	if (colon && (to == 0 || to == SIZE_MAX)) {
+		snprintf(why, why_len, "%s:%s: %s", item, colon + 1,
+			 to ? "too large" : "a rung must end above 0");
+		return -1;
+	}
+	if (ntm_ladder_push(l, v, to, origin)) {
+		if (l->count == NTMEM_LADDER_MAX)
+			snprintf(why, why_len, "more than %d rungs",
+				 NTMEM_LADDER_MAX);
+		else
+			snprintf(why, why_len, "sizes must rise: %s:%s after %zu",
+				 item, colon + 1, l->to[l->count - 1]);
+		return -1;
+	}
+	return 0;
+}
+
+int ntm_ladder_parse(struct ladder *l, enum ntmem_op op, int zero_ok,
+		     const char *text, enum ntmem_origin origin, char *why,
+		     size_t why_len)
+{
+	char copy[512];
+	if (strlen(text) >= sizeof copy) {
+		snprintf(why, why_len, "longer than %zu bytes", sizeof copy - 1);
+		return -1;
+	}
+	strcpy(copy, text);
+	memset(l, 0, sizeof *l);
+	for (char *item = copy;;) {
+		char *comma = strchr(item, ',');
+		if (comma)
+			*comma = '\0';
+		if (!*item) {
+			snprintf(why, why_len, "an empty rung");
+			return -1;
+		}
+		if (parse_rung(l, op, zero_ok, item, !comma, origin, why, why_len))
+			return -1;
+		if (!comma)
+			return 0;
+		item = comma + 1;
+	}
+}
+
+int ntm_ladder_format(const struct ladder *l, char *buf, size_t len)
+{
+	size_t used = 0;
+	for (unsigned i = 0; i < l->count; i++) {
+		int n = i + 1 < l->count
+				? snprintf(buf + used, len - used, "%s:%zu,",
+					   l->v[i]->name, l->to[i])
+				: snprintf(buf + used, len - used, "%s", l->v[i]->name);
+		if (n < 0 || (size_t)n >= len - used)
+			return -1;
+		used += (size_t)n;
+	}
+	return 0;
+}

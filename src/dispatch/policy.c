@@ -1,0 +1,328 @@
+/* policy.c - the ladders and where each rung came from.  Sources,
+ * strongest first: NTMEM_TUNABLES, the calibration profile, the built-in
+ * default.  A bad value is skipped and noted, never fatal. */
+#define _GNU_SOURCE
+#include "policy.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "entry/entry.h"
+#include "variants/libc.h"
+#include "profile.h"
+#include "registry.h"
+#include "util/size.h"
+
+#define MiB ((size_t)1 << 20)
+
+/* The built-in threshold is one thread's share of the last-level cache:
+ * above it a clear or copy would evict more than its own share.  The
+ * floor: below 8 MiB streaming always lost in the seeds' tables (2-16 MB).
+ * With no size that can be trusted, 64 MiB: at least the L3 of one socket
+ * of most servers sold before 2025, so streaming starts late rather than
+ * early (early costs bandwidth, late only cache).  No cap is needed: more
+ * than NTM_MAX_CREDIBLE_L3_SHARE a CPU is not trusted.  A copy touches
+ * twice its size (source and destination), so it streams from half the
+ * share. */
+#define THRESHOLD_FLOOR (8 * MiB)
+
+/* Below this the built-in ladder uses the entry points' own vector loop,
+ * which they run without a call, and libc's function above.  glibc
+ * itself uses vector stores up to 2 KiB and rep stos/movs above; a
+ * vector loop is as fast or faster up to the L1 size on the machines
+ * measured (docs/results.md: Sapphire Rapids here; Zen 5 in issue 8's
+ * table, 1.3-1.7x at 4 KiB-4 MiB), and there a call through the ladder
+ * to libc would cost 5-20% of the call. */
+#define ENTRY_LOOP_MAX ((size_t)32 << 10)
+#define SHARE_UNKNOWN (64 * MiB)
+
+
+const struct variant *ntm_ranked(enum ntmem_op op, enum ntmem_role role,
+				 int zero_ok)
+{
+	const struct variant *best = NULL;
+	for (int id = 0; id < ntm_variant_count(); id++) {
+		const struct variant *v = ntm_variant(id);
+		if (v->op != op || v->role != role || (v->zero_only && !zero_ok) ||
+		    ntm_variant_unsupported(v))
+			continue;
+		if (!best || v->rank > best->rank)
+			best = v;
+	}
+	return best;
+}
+
+/* The cached variant to fall back on: libc, else the best cached one. */
+static const struct variant *ranked_cached(enum ntmem_op op)
+{
+	static const enum ntmem_role order[] = {
+		NTMEM_ROLE_LIBC, NTMEM_ROLE_VECTOR, NTMEM_ROLE_STRING,
+		NTMEM_ROLE_PLAIN};
+	for (size_t i = 0; i < sizeof order / sizeof order[0]; i++) {
+		const struct variant *v = ntm_ranked(op, order[i], 0);
+		if (v)
+			return v;
+	}
+	return NULL;  /* not reached: portable always runs */
+}
+
+size_t ntm_default_threshold(const struct cpu *cpu, enum ntmem_op op,
+			     char *how, size_t len)
+{
+	struct cache_plan plan;
+	ntm_cpu_plan(cpu, &plan);
+	size_t share = plan.caches.l3 ? plan.caches.l3 / plan.caches.l3_shared_by
+				      : SHARE_UNKNOWN;
+	size_t t = share;
+	const char *bound = "";
+	if (t < THRESHOLD_FLOOR) {
+		t = THRESHOLD_FLOOR;
+		bound = ", raised to the floor";
+	}
+	char s[32];
+	if (plan.caches.l3)
+		snprintf(how, len, "%s, shared by %u: %s per thread%s", plan.how,
+			 plan.caches.l3_shared_by,
+			 ntm_format_size(share, s, sizeof s), bound);
+	else
+		snprintf(how, len, "%s: a fixed %s per thread", plan.how,
+			 ntm_format_size(share, s, sizeof s));
+	if (op == NTMEM_OP_COPY) {
+		t = t / 2 < THRESHOLD_FLOOR ? THRESHOLD_FLOOR : t / 2;
+		size_t used = strlen(how);
+		if (used < len)
+			snprintf(how + used, len - used,
+				 "; a copy touches twice its size: half");
+	}
+	return t;
+}
+
+void ntm_policy_note(struct policy *p, const char *fmt, ...)
+{
+	if (p->note_count >= NTM_MAX_NOTES)
+		return;
+	if (p->note_count == NTM_MAX_NOTES - 1) {
+		/* Say that the list is cut, rather than cut it silently. */
+		snprintf(p->notes[p->note_count++], NTM_NOTE_LEN,
+			 "more settings were ignored; only the first %d are listed",
+			 NTM_MAX_NOTES - 1);
+		return;
+	}
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(p->notes[p->note_count++], NTM_NOTE_LEN, fmt, ap);
+	va_end(ap);
+}
+
+/* The streaming variant a class falls back on: the best by rank that can
+ * write its values, else its cached one (no streaming on this CPU). */
+const struct variant *ntm_fallback_streaming(enum ntmem_class cls)
+{
+	enum ntmem_op op = ntm_op_of(cls);
+	const struct variant *v =
+		ntm_ranked(op, NTMEM_ROLE_STREAMING, cls == NTMEM_CLASS_SET_ZERO);
+	return v ? v : ranked_cached(op);
+}
+
+/* Install a ladder built elsewhere, keeping l's cached fallback. */
+/* The nonzero twin of a memset ladder: zero-only rungs give way to the
+ * best streaming variant that writes any value. */
+static void nonzero_twin(struct ladder *l)
+{
+	const struct variant *any = ntm_fallback_streaming(NTMEM_CLASS_SET_NONZERO);
+	for (unsigned i = 0; i < l->count; i++)
+		if (l->v[i]->zero_only)
+			l->v[i] = any;
+	if (l->streaming && l->streaming->zero_only)
+		l->streaming = any;
+}
+
+void ntm_policy_install(struct ladder *l, struct ladder *from,
+			enum ntmem_class cls)
+{
+	if (cls == NTMEM_CLASS_SET_NONZERO)
+		nonzero_twin(from);
+	from->cached[0] = ranked_cached(ntm_op_of(cls));
+	ntm_ladder_finish(from, ntm_fallback_streaming(cls));
+	*l = *from;
+}
+
+/* The registry variant that is the entry points' own vector loop, which
+ * they run inline, or NULL. */
+static const struct variant *entry_loop(enum ntmem_op op)
+{
+	const struct entry_width *w = ntm_entry_width();
+	for (int id = 0; id < ntm_variant_count(); id++) {
+		const struct variant *v = ntm_variant(id);
+		if (v->op == op && v->role == NTMEM_ROLE_VECTOR &&
+		    !ntm_variant_unsupported(v) &&
+		    (op == NTMEM_OP_SET ? (void *)v->set == (void *)w->cached_set
+					: (void *)v->copy == (void *)w->cached_copy))
+			return v;
+	}
+	return NULL;
+}
+
+static void default_ladders(struct policy *p, const struct cpu *cpu)
+{
+	size_t t[2];
+	for (int op = 0; op < 2; op++)
+		t[op] = ntm_default_threshold(cpu, op, p->default_how[op],
+					      sizeof p->default_how[op]);
+	for (int cls = 0; cls < NTM_CLASSES; cls++) {
+		struct ladder l;
+		enum ntmem_op op = ntm_op_of(cls);
+		const struct variant *streaming = ntm_fallback_streaming(cls);
+		const struct variant *loop = entry_loop(op);
+		memset(&l, 0, sizeof l);
+		if (loop)
+			ntm_ladder_push(&l, loop, ENTRY_LOOP_MAX,
+					NTMEM_ORIGIN_DEFAULT);
+		if (ntm_streams(streaming)) {
+			ntm_ladder_push(&l, ranked_cached(op), t[op],
+					NTMEM_ORIGIN_DEFAULT);
+			ntm_ladder_push(&l, streaming, SIZE_MAX,
+					NTMEM_ORIGIN_DEFAULT);
+		} else {
+			ntm_ladder_push(&l, ranked_cached(op), SIZE_MAX,
+					NTMEM_ORIGIN_DEFAULT);
+		}
+		l.streaming = streaming;
+		l.streaming_origin = NTMEM_ORIGIN_DEFAULT;
+		ntm_policy_install(&p->ladder[cls], &l, cls);
+	}
+}
+
+static void apply_profile(struct policy *p, const struct cpu *cpu,
+			  const char *path)
+{
+	snprintf(p->profile_path, sizeof p->profile_path, "%s", path);
+	struct profile prof;
+	char why[NTM_NOTE_LEN - 64];
+	int saved = errno;
+	int absent = access(path, F_OK) && errno == ENOENT;
+	errno = saved;
+	if (absent) {
+		snprintf(p->profile_status, sizeof p->profile_status,
+			 "not present");
+		return;
+	}
+	if (ntm_profile_read(path, cpu, &prof, why, sizeof why)) {
+		snprintf(p->profile_status, sizeof p->profile_status,
+			 "ignored: %s", why);
+		ntm_policy_note(p, "profile %s: %s", path, why);
+		return;
+	}
+	p->profile_loaded = 1;
+	snprintf(p->profile_status, sizeof p->profile_status, "loaded");
+	if (prof.min_chunk) {
+		p->min_chunk = prof.min_chunk;
+		p->min_chunk_origin = NTMEM_ORIGIN_PROFILE;
+	}
+	for (int cls = 0; cls < NTM_CLASSES; cls++) {
+		const struct profile_ladder *pl = &prof.ladder[cls];
+		struct ladder l;
+		if (!pl->rungs[0])
+			continue;
+		if (ntm_ladder_parse(&l, ntm_op_of(cls), cls == NTMEM_CLASS_SET_ZERO,
+				     pl->rungs, NTMEM_ORIGIN_PROFILE, why,
+				     sizeof why)) {
+			ntm_policy_note(p, "profile %s: %s: %s", path, ntm_class_key[cls], why);
+			continue;
+		}
+		if (pl->streaming[0]) {
+			const struct variant *s =
+				ntm_variant_named(ntm_op_of(cls), pl->streaming);
+			if (s && ntm_streams(s) && !ntm_variant_unsupported(s) &&
+			    (!s->zero_only || cls == NTMEM_CLASS_SET_ZERO)) {
+				l.streaming = s;
+				l.streaming_origin = NTMEM_ORIGIN_PROFILE;
+			} else {
+				ntm_policy_note(p, "profile %s: %s streaming '%s' cannot "
+				     "serve here", path, ntm_class_key[cls],
+				     pl->streaming);
+			}
+		}
+		ntm_policy_install(&p->ladder[cls], &l, cls);
+	}
+}
+
+struct policy ntm_the_policy;
+int ntm_policy_state;  /* 0 not built, 1 building, 2 ready */
+
+void ntm_policy_build(struct policy *p, const struct cpu *cpu,
+		      const char *tunables, const char *profile_path)
+{
+	memset(p, 0, sizeof *p);
+	default_ladders(p, cpu);
+	if (profile_path)
+		apply_profile(p, cpu, profile_path);
+	if (tunables) {
+		p->has_tunables = 1;
+		snprintf(p->tunables, sizeof p->tunables, "%s", tunables);
+		ntm_apply_tunables(p, tunables);
+	}
+}
+
+/* Let the entry points run their own loop inline as far as every ladder
+ * of the operation starts with it. */
+static void set_inline_max(const struct policy *p)
+{
+	for (int op = 0; op < 2; op++) {
+		const struct variant *loop = entry_loop(op);
+		size_t max = SIZE_MAX;
+		for (int cls = 0; cls < NTM_CLASSES; cls++) {
+			const struct ladder *l = &p->ladder[cls];
+			if ((int)ntm_op_of(cls) != op)
+				continue;
+			size_t upto = loop && l->v[0] == loop ? l->to[0] - 1 : 0;
+			max = upto < max ? upto : max;
+		}
+		ntm_inline_max[op] = max;
+	}
+}
+
+void ntm_policy_trial(enum ntmem_op op, const struct variant *v)
+{
+	for (int cls = 0; cls < NTM_CLASSES; cls++) {
+		if ((int)ntm_op_of(cls) != (int)op)
+			continue;
+		struct ladder l;
+		ntm_ladder_single(&l, v, ntm_fallback_streaming(cls),
+				  NTMEM_ORIGIN_ENVIRONMENT);
+		ntm_policy_install(&ntm_the_policy.ladder[cls], &l, cls);
+	}
+	set_inline_max(&ntm_the_policy);
+}
+
+/* Built once, as the library is loaded: no call ever waits for it, takes
+ * a lock or allocates, so the entry points stay async-signal-safe.  errno
+ * is left as it was: loading a library must not change it. */
+__attribute__((constructor(101))) static void build_process_policy(void)
+{
+	int expected = 0;
+	if (!__atomic_compare_exchange_n(&ntm_policy_state, &expected, 1, 0,
+					 __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+		return;
+	int saved = errno;
+	ntm_libc_resolve(&ntm_libc);
+	char path[1024];
+	const char *why;
+	int have_path = !ntm_profile_path(path, sizeof path, &why);
+	ntm_policy_build(&ntm_the_policy, ntm_cpu(), secure_getenv("NTMEM_TUNABLES"),
+			 have_path ? path : NULL);
+	if (!have_path)
+		snprintf(ntm_the_policy.profile_status,
+			 sizeof ntm_the_policy.profile_status, "none: %s", why);
+	else if (secure_getenv("NTMEM_PROFILE") && !ntm_the_policy.profile_loaded &&
+		 !strcmp(ntm_the_policy.profile_status, "not present"))
+		ntm_policy_note(&ntm_the_policy, "NTMEM_PROFILE: %s: no such file", path);
+	set_inline_max(&ntm_the_policy);
+	__atomic_store_n(&ntm_policy_state, 2, __ATOMIC_RELEASE);
+	errno = saved;
+}

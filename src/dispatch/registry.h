@@ -1,0 +1,31 @@
+/* registry.h - every variant, with a stable id, and whether it can run here. */
+#ifndef NTM_REGISTRY_H
+#define NTM_REGISTRY_H
+
+#include "variants/variant.h"
+
+int ntm_variant_count(void);
+
+/* The variant with this id, or NULL when the id is out of range. */
+const struct variant *ntm_variant(int id);
+
+/* The same, and in *why_not why this CPU cannot run it (NULL: it can),
+ * worked out once: the direct-call path asks on every call. */
+const struct variant *ntm_variant_checked(int id, const char **why_not);
+
+/* The id of v, which must come from ntm_variant(). */
+int ntm_variant_id(const struct variant *v);
+
+/* The variant of op named name, or NULL. */
+const struct variant *ntm_variant_named(enum ntmem_op op, const char *name);
+
+/* NULL when this CPU and OS can run v, else why not. */
+const char *ntm_variant_unsupported(const struct variant *v);
+
+/* The variant every CPU of this architecture runs (see
+ * NTM_ARCH_BASELINE): the best cached vector loop, or with streaming the
+ * best streaming one that writes any value.  Used before the policy is
+ * built.  Lock-free and async-signal-safe. */
+const struct variant *ntm_baseline(enum ntmem_op op, int streaming);
+
+#endif

@@ -1,0 +1,232 @@
+/* tunables.c - NTMEM_TUNABLES: whole ladders, or edits of the ladders in
+ * effect.  A bad item is noted and skipped; the others still apply. */
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "policy.h"
+#include "registry.h"
+#include "util/size.h"
+
+enum key_kind { KEY_LADDER, KEY_THRESHOLD, KEY_CACHED, KEY_STREAMING };
+
+#define ZERO (1u << NTMEM_CLASS_SET_ZERO)
+#define NONZERO (1u << NTMEM_CLASS_SET_NONZERO)
+#define COPY (1u << NTMEM_CLASS_COPY)
+
+/* classes: the ladders a key sets.  A key reaches NONZERO through
+ * `general` only when its specific twin (set_nonzero=...) is absent. */
+static const struct tunable_key {
+	const char *name;
+	enum key_kind kind;
+	enum ntmem_op op;
+	unsigned classes;
+	const char *specific;   /* the key that takes NONZERO from it */
+} keys[] = {
+	{"set", KEY_LADDER, NTMEM_OP_SET, ZERO | NONZERO, "set_nonzero"},
+	{"set_nonzero", KEY_LADDER, NTMEM_OP_SET, NONZERO, NULL},
+	{"copy", KEY_LADDER, NTMEM_OP_COPY, COPY, NULL},
+	{"set_threshold", KEY_THRESHOLD, NTMEM_OP_SET, ZERO | NONZERO,
+	 "set_nonzero_threshold"},
+	{"set_nonzero_threshold", KEY_THRESHOLD, NTMEM_OP_SET, NONZERO, NULL},
+	{"copy_threshold", KEY_THRESHOLD, NTMEM_OP_COPY, COPY, NULL},
+	{"set_cached", KEY_CACHED, NTMEM_OP_SET, ZERO | NONZERO, NULL},
+	{"copy_cached", KEY_CACHED, NTMEM_OP_COPY, COPY, NULL},
+	{"set_streaming", KEY_STREAMING, NTMEM_OP_SET, ZERO | NONZERO, NULL},
+	{"copy_streaming", KEY_STREAMING, NTMEM_OP_COPY, COPY, NULL},
+};
+
+#define NKEYS (sizeof keys / sizeof keys[0])
+#define MAX_ITEMS 64
+
+/* Is key given anywhere in items[0..n)? */
+static int given(char *const *items, size_t n, const char *key)
+{
+	size_t len = strlen(key);
+	for (size_t i = 0; i < n; i++)
+		if (!strncmp(items[i], key, len) && items[i][len] == '=')
+			return 1;
+	return 0;
+}
+
+/* The variant value names for op in the role the key needs, or NULL
+ * with the reason. */
+static const struct variant *role_variant(enum ntmem_op op, int streaming,
+					  const char *value, char *why,
+					  size_t len)
+{
+	const struct variant *v = ntm_variant_named(op, value);
+	const char *missing;
+	if (!v)
+		snprintf(why, len, "no %s variant named '%.40s'",
+			 op == NTMEM_OP_SET ? "set" : "copy", value);
+	else if ((missing = ntm_variant_unsupported(v)))
+		snprintf(why, len, "%s: %s", v->name, missing);
+	else if (ntm_streams(v) != streaming)
+		snprintf(why, len, "%s is %s; this key needs a %s variant", v->name,
+			 ntm_streams(v) ? "streaming" : "cached",
+			 streaming ? "streaming" : "cached");
+	else
+		return v;
+	return NULL;
+}
+
+/* Apply one key to the ladders in classes.  Returns 0, or -1 with why. */
+static int apply_key(struct policy *p, const struct tunable_key *k,
+		     unsigned classes, const char *value, char *why, size_t len)
+{
+	struct ladder parsed;
+	const struct variant *v = NULL;
+	size_t t = 0;
+	const char *err;
+	switch (k->kind) {
+	case KEY_LADDER:
+		if (ntm_ladder_parse(&parsed, k->op, !(classes == NONZERO), value,
+				     NTMEM_ORIGIN_ENVIRONMENT, why, len))
+			return -1;
+		break;
+	case KEY_THRESHOLD:
+		if (!strcmp(value, "max"))
+			t = SIZE_MAX;
+		else if (ntm_parse_size(value, &t, &err)) {
+			snprintf(why, len, "%s", err);
+			return -1;
+		}
+		if (!ntm_ranked(k->op, NTMEM_ROLE_STREAMING, 1)) {
+			snprintf(why, len, "no streaming variant runs here");
+			return -1;
+		}
+		break;
+	case KEY_CACHED:
+	case KEY_STREAMING:
+		v = role_variant(k->op, k->kind == KEY_STREAMING, value, why, len);
+		if (!v)
+			return -1;
+		break;
+	}
+	for (int cls = 0; cls < NTM_CLASSES; cls++) {
+		if (!(classes & (1u << cls)))
+			continue;
+		struct ladder *l = &p->ladder[cls];
+		struct ladder mine;
+		switch (k->kind) {
+		case KEY_LADDER:
+			mine = parsed;
+			ntm_policy_install(l, &mine, cls);
+			break;
+		case KEY_THRESHOLD:
+			ntm_ladder_set_threshold(l, t, NTMEM_ORIGIN_ENVIRONMENT);
+			break;
+		case KEY_CACHED:
+			ntm_ladder_set_cached(l, v, NTMEM_ORIGIN_ENVIRONMENT);
+			break;
+		case KEY_STREAMING:
+			if (v->zero_only && cls == NTMEM_CLASS_SET_NONZERO)
+				break;  /* other values keep theirs */
+			ntm_ladder_set_streaming(l, v, NTMEM_ORIGIN_ENVIRONMENT);
+			break;
+		}
+	}
+	return 0;
+}
+
+/* Join items[i] and the '='-less items after it (a ladder's further
+ * rungs) into buf.  Returns the index of the last item used. */
+static size_t join_ladder(char *const *items, size_t n, size_t i, char *buf,
+			  size_t len)
+{
+	snprintf(buf, len, "%s", strchr(items[i], '=') + 1);
+	while (i + 1 < n && !strchr(items[i + 1], '=')) {
+		size_t used = strlen(buf);
+		snprintf(buf + used, len - used, ",%s", items[++i]);
+	}
+	return i;
+}
+
+/* threads=N|all and parallel_min_chunk=SIZE: settings of parallel calls,
+ * not of a ladder.  Returns 1 if key was one of them (applied or noted). */
+static int apply_parallel_key(struct policy *p, const char *key,
+			      const char *value)
+{
+	const char *err;
+	size_t v;
+	if (!strcmp(key, "threads")) {
+		if (!strcmp(value, "all"))
+			v = 0;
+		else if (ntm_parse_size(value, &v, &err) || v < 1 || v > 4096 ||
+			 strspn(value, "0123456789") != strlen(value)) {
+			ntm_policy_note(p, "NTMEM_TUNABLES: threads=%.40s: a count "
+					"from 1 to 4096, or all", value);
+			return 1;
+		}
+		p->threads = (unsigned)v;
+		p->threads_origin = NTMEM_ORIGIN_ENVIRONMENT;
+		return 1;
+	}
+	if (!strcmp(key, "parallel_min_chunk")) {
+		int bad = ntm_parse_size(value, &v, &err);
+		if (bad || v == 0) {
+			ntm_policy_note(p, "NTMEM_TUNABLES: parallel_min_chunk=%.40s: %s",
+					value, bad ? err : "must be at least 1 byte");
+			return 1;
+		}
+		p->min_chunk = v;
+		p->min_chunk_origin = NTMEM_ORIGIN_ENVIRONMENT;
+		return 1;
+	}
+	return 0;
+}
+
+void ntm_apply_tunables(struct policy *p, const char *text)
+{
+	char copy[1024];
+	if (strlen(text) >= sizeof copy) {
+		ntm_policy_note(p, "NTMEM_TUNABLES: longer than %zu bytes",
+				sizeof copy - 1);
+		return;
+	}
+	strcpy(copy, text);
+	char *items[MAX_ITEMS];
+	size_t n = 0;
+	for (char *s = copy; n < MAX_ITEMS;) {
+		char *comma = strchr(s, ',');
+		if (comma)
+			*comma = '\0';
+		if (*s)
+			items[n++] = s;
+		if (!comma)
+			break;
+		s = comma + 1;
+	}
+
+	for (size_t i = 0; i < n; i++) {
+		char *eq = strchr(items[i], '=');
+		if (!eq) {
+			ntm_policy_note(p, "NTMEM_TUNABLES: '%s': expected key=value",
+					items[i]);
+			continue;
+		}
+		char key[64], value[512], why[NTM_NOTE_LEN - 96];
+		snprintf(key, sizeof key, "%.*s", (int)(eq - items[i]), items[i]);
+		const struct tunable_key *k = NULL;
+		for (size_t j = 0; j < NKEYS; j++)
+			if (!strcmp(keys[j].name, key))
+				k = &keys[j];
+		if (k && k->kind == KEY_LADDER)
+			i = join_ladder(items, n, i, value, sizeof value);
+		else
+			snprintf(value, sizeof value, "%s", eq + 1);
+		if (!k && apply_parallel_key(p, key, value))
+			continue;
+		if (!k) {
+			ntm_policy_note(p, "NTMEM_TUNABLES: unknown key '%s'", key);
+			continue;
+		}
+		unsigned classes = k->classes;
+		if (k->specific && given(items, n, k->specific))
+			classes &= ~NONZERO;
+		if (apply_key(p, k, classes, value, why, sizeof why))
+			ntm_policy_note(p, "NTMEM_TUNABLES: %s=%s: %s", key, value,
+					why);
+	}
+}

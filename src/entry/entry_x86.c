@@ -1,0 +1,28 @@
+/* entry_x86.c - the x86-64 entry widths: tables over the functions of
+ * entry_x86_64.S. */
+#include "entry.h"
+
+#ifdef __x86_64__
+#define DECLARE_WIDTH(w)                                                     \
+	void *ntm_entry_set_##w(void *, int, size_t);                        \
+	void *ntm_entry_copy_##w(void *, const void *, size_t);              \
+	void *ntm_entry_set_flags_##w(void *, int, size_t, unsigned);        \
+	void *ntm_entry_copy_flags_##w(void *, const void *, size_t, unsigned); \
+	void *ntm_cached_set_##w(void *, int, size_t);                       \
+	void *ntm_cached_copy_##w(void *, const void *, size_t)
+
+#define WIDTH_TABLE(w, vec_bytes, name)                                       \
+	const struct entry_width ntm_entry_##w = {                           \
+		ntm_entry_set_##w, ntm_entry_copy_##w, ntm_entry_set_flags_##w, \
+		ntm_entry_copy_flags_##w, 8 * (vec_bytes), name,             \
+		ntm_cached_set_##w, ntm_cached_copy_##w}
+
+DECLARE_WIDTH(sse2);
+DECLARE_WIDTH(avx2);
+DECLARE_WIDTH(evex);
+
+/* Up to 8 vectors without a loop: entry_x86_64.S's size classes. */
+WIDTH_TABLE(sse2, 16, "SSE2 stores");
+WIDTH_TABLE(avx2, 32, "AVX2 stores");
+WIDTH_TABLE(evex, 64, "AVX-512 stores");
+#endif

@@ -1,0 +1,243 @@
+/* ntmem.c - the public entry points: the small path first (in the entry
+ * of this CPU's vector width), then the ladder, the call, the fence. */
+#include "ntmem.h"
+
+#include <errno.h>
+#include <stdint.h>
+
+#include "dispatch/cpu.h"
+#include "entry.h"
+#include "args.h"
+#include "fence.h"
+#include "variants/libc.h"
+#include "parallel/parallel.h"
+#include "dispatch/policy.h"
+#include "dispatch/registry.h"
+
+
+const char *ntmem_version(void)
+{
+#define STR_(x) #x
+#define STR(x) STR_(x)
+	return STR(NTMEM_VERSION_MAJOR) "." STR(NTMEM_VERSION_MINOR) "." STR(
+		NTMEM_VERSION_PATCH);
+}
+
+size_t ntm_inline_max[2];
+
+/* Streaming calls and calls before the policy is built (v NULL), out of
+ * line: cached calls then reach their variant as a tail call that saves
+ * no registers (ntm_choose() would, for its call of ntm_baseline). */
+__attribute__((noinline)) static void *set_slow(const struct variant *v,
+						void *dst, int c, size_t n,
+						unsigned flags)
+{
+	if (!v)
+		v = ntm_baseline(NTMEM_OP_SET, !!(flags & NTMEM_F_NONTEMPORAL));
+	v->set(dst, c, n);
+	if (ntm_streams(v) && !(flags & NTMEM_F_NOFENCE))
+		ntm_fence();
+	return dst;
+}
+
+__attribute__((noinline)) static void *copy_slow(const struct variant *v,
+						 void *dst, const void *src,
+						 size_t n, unsigned flags)
+{
+	if (!v)
+		v = ntm_baseline(NTMEM_OP_COPY, !!(flags & NTMEM_F_NONTEMPORAL));
+	v->copy(dst, src, n);
+	if (ntm_streams(v) && !(flags & NTMEM_F_NOFENCE))
+		ntm_fence();
+	return dst;
+}
+
+void *ntm_set_large(void *dst, int c, size_t n, unsigned flags)
+{
+	const struct policy *p = ntm_policy_ready();
+	const struct variant *v =
+		p ? ntm_ladder_pick(&p->ladder[ntm_class_of(NTMEM_OP_SET, c)], n, flags)
+		  : NULL;
+	if (__builtin_expect(v && !ntm_streams(v), 1))
+		return v->set(dst, c, n);
+	return set_slow(v, dst, c, n, flags);
+}
+
+void *ntm_copy_large(void *dst, const void *src, size_t n, unsigned flags)
+{
+	if (ntm_overlap(dst, src, n))
+		return ntm_libc.memmove(dst, src, n);
+	const struct policy *p = ntm_policy_ready();
+	const struct variant *v =
+		p ? ntm_ladder_pick(&p->ladder[NTMEM_CLASS_COPY], n, flags) : NULL;
+	if (__builtin_expect(v && !ntm_streams(v), 1))
+		return v->copy(dst, src, n);
+	return copy_slow(v, dst, src, n, flags);
+}
+
+#if defined(__x86_64__) && defined(__ELF__)
+/* The widest vector the CPU and OS run.  The AVX-512 entries broadcast a
+ * byte (BW) into registers above 15 at every width (VL), and store below
+ * one vector under a byte mask (BW). */
+NTM_NO_SANITIZE const struct entry_width *ntm_entry_width(void)
+{
+	const unsigned evex = CPU_AVX512F | CPU_AVX512BW | CPU_AVX512VL;
+	unsigned reported;
+	uint64_t xcr0;
+	unsigned usable = ntm_cpu_probe(&reported, &xcr0);
+	if ((usable & evex) == evex)
+		return &ntm_entry_evex;
+	if (usable & CPU_AVX2)
+		return &ntm_entry_avx2;
+	return &ntm_entry_sse2;
+}
+
+/* IFUNC resolvers: the dynamic linker calls them once, before anything
+ * else of the library runs, and the calls then go straight to the entry
+ * of this CPU's width, as calls to glibc's memset do. */
+/* Named only in ifunc attributes, which clang does not count as a use. */
+#define NTM_RESOLVER NTM_NO_SANITIZE __attribute__((used))
+
+typedef void *set_entry(void *, int, size_t);
+typedef void *copy_entry(void *, const void *, size_t);
+typedef void *set_flags_entry(void *, int, size_t, unsigned);
+typedef void *copy_flags_entry(void *, const void *, size_t, unsigned);
+
+NTM_RESOLVER static set_entry *resolve_set(void)
+{
+	return ntm_entry_width()->set;
+}
+NTM_RESOLVER static copy_entry *resolve_copy(void)
+{
+	return ntm_entry_width()->copy;
+}
+NTM_RESOLVER static set_flags_entry *resolve_set_flags(void)
+{
+	return ntm_entry_width()->set_flags;
+}
+NTM_RESOLVER static copy_flags_entry *resolve_copy_flags(void)
+{
+	return ntm_entry_width()->copy_flags;
+}
+
+void *ntmem_set(void *dst, int c, size_t n) __attribute__((ifunc("resolve_set")));
+void *ntmem_copy(void *dst, const void *src, size_t n)
+	__attribute__((ifunc("resolve_copy")));
+static void *set_flagged(void *dst, int c, size_t n, unsigned flags)
+	__attribute__((ifunc("resolve_set_flags")));
+static void *copy_flagged(void *dst, const void *src, size_t n, unsigned flags)
+	__attribute__((ifunc("resolve_copy_flags")));
+#else
+/* One width per architecture: AArch64's NEON (part of every AArch64
+ * Linux target), else plain C. */
+#if defined(__aarch64__)
+#define ENTRY ntm_entry_neon
+#else
+#define ENTRY ntm_entry_portable
+#endif
+
+const struct entry_width *ntm_entry_width(void)
+{
+	return &ENTRY;
+}
+
+void *ntmem_set(void *dst, int c, size_t n)
+{
+	return ENTRY.set(dst, c, n);
+}
+
+void *ntmem_copy(void *dst, const void *src, size_t n)
+{
+	return ENTRY.copy(dst, src, n);
+}
+
+static void *set_flagged(void *dst, int c, size_t n, unsigned flags)
+{
+	return ENTRY.set_flags(dst, c, n, flags);
+}
+
+static void *copy_flagged(void *dst, const void *src, size_t n, unsigned flags)
+{
+	return ENTRY.copy_flags(dst, src, n, flags);
+}
+#endif
+
+void *ntmem_set_flags(void *dst, int c, size_t n, unsigned flags)
+{
+	if (ntm_bad_flags(flags, NTM_CALL_FLAGS)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (flags & NTMEM_F_PARALLEL)  /* worker threads: parallel.c */
+		return ntm_parallel_set(dst, c, n, flags);
+	return set_flagged(dst, c, n, flags);
+}
+
+void *ntmem_copy_flags(void *dst, const void *src, size_t n, unsigned flags)
+{
+	if (ntm_bad_flags(flags, NTM_CALL_FLAGS)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (flags & NTMEM_F_PARALLEL)
+		return ntm_parallel_copy(dst, src, n, flags);
+	return copy_flagged(dst, src, n, flags);
+}
+
+void ntmem_fence(void)
+{
+	ntm_fence();
+}
+
+/* Checks shared by the two direct-call entry points.  Returns the variant,
+ * or NULL with errno set. */
+static const struct variant *callable(int id, enum ntmem_op op,
+				      unsigned flags)
+{
+	const char *why_not;
+	const struct variant *v = ntm_variant_checked(id, &why_not);
+	if (!v || v->op != op || (flags & ~NTMEM_F_NOFENCE)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (why_not) {
+		errno = ENOTSUP;
+		return NULL;
+	}
+	return v;
+}
+
+void *ntmem_variant_set(int id, void *dst, int c, size_t n, unsigned flags)
+{
+	const struct variant *v = callable(id, NTMEM_OP_SET, flags);
+	if (!v)
+		return NULL;
+	if (v->zero_only && (unsigned char)c != 0) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (n == 0)
+		return dst;
+	v->set(dst, c, n);
+	if (ntm_streams(v) && !(flags & NTMEM_F_NOFENCE))
+		ntm_fence();
+	return dst;
+}
+
+void *ntmem_variant_copy(int id, void *dst, const void *src, size_t n,
+			 unsigned flags)
+{
+	const struct variant *v = callable(id, NTMEM_OP_COPY, flags);
+	if (!v)
+		return NULL;
+	if (n && ntm_overlap(dst, src, n)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (n == 0)
+		return dst;
+	v->copy(dst, src, n);
+	if (ntm_streams(v) && !(flags & NTMEM_F_NOFENCE))
+		ntm_fence();
+	return dst;
+}

@@ -1,0 +1,308 @@
+/*
+ * preload.c - libntmem-preload.so: the C library's memset, memcpy and
+ * their relatives, defined over ntmem's entry points, for programs that
+ * nobody will recompile (LD_PRELOAD; "ntmem run" sets it up).
+ *
+ * Each function gives exactly the C library's result and return value,
+ * and each call takes the path ntmem_set or ntmem_copy would: the small
+ * path of this CPU's vector width, then the ladder of the process policy.
+ * memmove is the copy entry: the small path loads before it stores, and
+ * above it overlapping buffers go to the C library's memmove.  The _chk
+ * forms that _FORTIFY_SOURCE emits check the destination's size first
+ * and fail as the C library's do, through __chk_fail.
+ *
+ * Safe from the first instruction.  The functions are plain functions,
+ * not IFUNCs: the dynamic linker relocates the libraries a program needs
+ * before a library preloaded ahead of them, so an IFUNC resolver here
+ * could run before this object is relocated (glibc then warns "Relink
+ * ... for IFUNC symbol" under LD_BIND_NOW), and so can another library's
+ * IFUNC resolver that calls memcpy.  Each function ends in one indirect
+ * jump through its route, which until the constructor runs is empty: the
+ * call then takes plain loops while this object is unrelocated, and the
+ * entry points of the width CPUID gives once it is.  The entry points need no
+ * constructor either: before the policy is built they use the baseline
+ * variants (registry.h), and before ntm_libc_resolve() has run, ntm_libc
+ * holds ntmem's own portable loops.  Nothing on this path takes a lock,
+ * allocates, or asks the dynamic linker anything, so calls from other
+ * constructors, from malloc and from signal handlers are served.
+ *
+ * Calls that never reach the shim: those the C library makes to itself
+ * (calloc's clearing, stdio's copies, the wide-character functions),
+ * those of the dynamic loader (it has its own copies), inlined copies of
+ * constant size the compiler expanded, and every call of a statically
+ * linked program.  ntmem(3) lists them.
+ */
+#undef _FORTIFY_SOURCE
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "glibc_chk.h"
+#include "variants/libc.h"
+#include "ntmem.h"
+#include "preload.h"
+
+
+/* Prints "*** buffer overflow detected ***: terminated" and aborts.  Weak:
+ * a C library without it (not glibc) still gets the abort. */
+extern void __chk_fail(void) __attribute__((weak, noreturn));
+
+/* The mark by which ntmem_preloaded() (preload_query.c) knows the shim:
+ * exported, beside the C library's names, and nothing else. */
+#define STR_(x) #x
+#define STR(x) STR_(x)
+const char ntmem_preload_version[] = STR(NTMEM_VERSION_MAJOR) "." STR(
+	NTMEM_VERSION_MINOR) "." STR(NTMEM_VERSION_PATCH);
+
+/* ------------------------------------------------------------------ */
+/* Routes                                                              */
+/* ------------------------------------------------------------------ */
+
+static const struct entry_width *width;
+
+/* ntm_entry_width() runs CPUID and reads no relocated data; racing first
+ * calls store the same pointer. */
+const struct entry_width *ntm_shim_width(void)
+{
+	const struct entry_width *w = __atomic_load_n(&width, __ATOMIC_ACQUIRE);
+	if (!w) {
+		w = ntm_entry_width();
+		__atomic_store_n(&width, w, __ATOMIC_RELEASE);
+	}
+	return w;
+}
+
+/*
+ * Before the constructor has routed them, calls may come before this
+ * object is even relocated: the dynamic linker relocates the libraries a
+ * program needs before one preloaded ahead of them, and their IFUNC
+ * resolvers run then, memcpy included.  Until then every pointer held in
+ * data (the routes, the entry widths' tables) is still unrelocated, so
+ * such a call must read none.  A variable that holds its own address
+ * tells: it does so only once the relocation has been applied (volatile,
+ * so that no compiler assumes it).
+ */
+static const volatile void *volatile self_address = &self_address;
+
+static int relocated(void)
+{
+	return self_address == &self_address;
+}
+
+/* Unrelocated: plain loops, memmove's result, no data but the arguments.
+ * This file is built as the variants are (no loop becomes a call). */
+static void *unrelocated_set(void *dst, int c, size_t n)
+{
+	unsigned char *d = dst;
+	while (n--)
+		*d++ = (unsigned char)c;
+	return dst;
+}
+
+static void *unrelocated_copy(void *dst, const void *src, size_t n)
+{
+	unsigned char *d = dst;
+	const unsigned char *s = src;
+	if (d <= s || d >= s + n)
+		while (n--)
+			*d++ = *s++;
+	else
+		while (n--)
+			d[n] = s[n];
+	return dst;
+}
+
+/* The routes until the constructor has run: the entry points, asked of
+ * CPUID alone, once this object is relocated. */
+static void *early_set(void *dst, int c, size_t n)
+{
+	if (!relocated())
+		return unrelocated_set(dst, c, n);
+	return ntm_shim_width()->set(dst, c, n);
+}
+
+static void *early_copy(void *dst, const void *src, size_t n)
+{
+	if (!relocated())
+		return unrelocated_copy(dst, src, n);
+	return ntm_shim_width()->copy(dst, src, n);
+}
+
+/* Empty (zero, in .bss: nothing to relocate) until the constructor. */
+static union shim_route routes[SHIM_FUNCTIONS];
+
+void ntm_shim_route_all(int counting)
+{
+	const struct entry_width *w = ntm_shim_width();
+	for (int f = 0; f < SHIM_FUNCTIONS; f++) {
+		const union shim_route *c = &ntm_shim_counted[f];
+		if (ntm_shim_op(f) == NTMEM_OP_SET)
+			__atomic_store_n(&routes[f].set, counting ? c->set : w->set,
+					 __ATOMIC_RELAXED);
+		else
+			__atomic_store_n(&routes[f].copy,
+					 counting ? c->copy : w->copy,
+					 __ATOMIC_RELAXED);
+	}
+}
+
+static inline set_fn *set_route(int f)
+{
+	set_fn *r = __atomic_load_n(&routes[f].set, __ATOMIC_RELAXED);
+	return __builtin_expect(r != NULL, 1) ? r : early_set;
+}
+
+static inline copy_fn *copy_route(int f)
+{
+	copy_fn *r = __atomic_load_n(&routes[f].copy, __ATOMIC_RELAXED);
+	return __builtin_expect(r != NULL, 1) ? r : early_copy;
+}
+
+#define SET_ROUTE(f) set_route(SHIM_##f)
+#define COPY_ROUTE(f) copy_route(SHIM_##f)
+
+/* ------------------------------------------------------------------ */
+/* The C library's names                                               */
+/* ------------------------------------------------------------------ */
+
+__attribute__((noreturn, cold)) static void overflow(void)
+{
+	if (__chk_fail)
+		__chk_fail();
+	abort();
+}
+
+void *memset(void *dst, int c, size_t n)
+{
+	return SET_ROUTE(memset)(dst, c, n);
+}
+
+void *memcpy(void *restrict dst, const void *restrict src, size_t n)
+{
+	return COPY_ROUTE(memcpy)(dst, src, n);
+}
+
+void *memmove(void *dst, const void *src, size_t n)
+{
+	return COPY_ROUTE(memmove)(dst, src, n);
+}
+
+void *mempcpy(void *restrict dst, const void *restrict src, size_t n)
+{
+	return (char *)COPY_ROUTE(mempcpy)(dst, src, n) + n;
+}
+
+void *__mempcpy(void *dst, const void *src, size_t n)
+{
+	return (char *)COPY_ROUTE(__mempcpy)(dst, src, n) + n;
+}
+
+void bzero(void *dst, size_t n)
+{
+	SET_ROUTE(bzero)(dst, 0, n);
+}
+
+void __bzero(void *dst, size_t n)
+{
+	SET_ROUTE(__bzero)(dst, 0, n);
+}
+
+/* The stores happen in another function, reached through a pointer, so
+ * no compiler can drop them; the barrier says so to this one as well. */
+void explicit_bzero(void *dst, size_t n)
+{
+	SET_ROUTE(explicit_bzero)(dst, 0, n);
+	__asm__ __volatile__("" : : "r"(dst) : "memory");
+}
+
+void __explicit_bzero_chk(void *dst, size_t n, size_t dstlen)
+{
+	if (__builtin_expect(dstlen < n, 0))
+		overflow();
+	SET_ROUTE(__explicit_bzero_chk)(dst, 0, n);
+	__asm__ __volatile__("" : : "r"(dst) : "memory");
+}
+
+void *__memset_chk(void *dst, int c, size_t n, size_t dstlen)
+{
+	if (__builtin_expect(dstlen < n, 0))
+		overflow();
+	return SET_ROUTE(__memset_chk)(dst, c, n);
+}
+
+void *__memcpy_chk(void *dst, const void *src, size_t n, size_t dstlen)
+{
+	if (__builtin_expect(dstlen < n, 0))
+		overflow();
+	return COPY_ROUTE(__memcpy_chk)(dst, src, n);
+}
+
+void *__memmove_chk(void *dst, const void *src, size_t n, size_t dstlen)
+{
+	if (__builtin_expect(dstlen < n, 0))
+		overflow();
+	return COPY_ROUTE(__memmove_chk)(dst, src, n);
+}
+
+void *__mempcpy_chk(void *dst, const void *src, size_t n, size_t dstlen)
+{
+	if (__builtin_expect(dstlen < n, 0))
+		overflow();
+	return (char *)COPY_ROUTE(__mempcpy_chk)(dst, src, n) + n;
+}
+
+/* ------------------------------------------------------------------ */
+/* The C library's own definitions, and start-up                       */
+/* ------------------------------------------------------------------ */
+
+/* The definition of name that the dynamic linker finds after this
+ * object, unless that is this object again; NULL when there is none. */
+static void *next_definition(const char *name)
+{
+	void *f = dlsym(RTLD_NEXT, name);
+	Dl_info there, here;
+	if (!f || !dladdr(f, &there) ||
+	    !dladdr((void *)ntm_shim_width, &here) ||
+	    there.dli_fbase == here.dli_fbase)
+		return NULL;
+	return f;
+}
+
+/*
+ * The strong definition of the library's weak hook (libc.h): the library
+ * constructor calls it once, before it builds the policy.
+ *
+ * Why it cannot recurse: dlsym takes the loader's lock and may allocate,
+ * but it is called only here, from a constructor, never from inside a
+ * memset or memcpy.  Whatever copies dlsym makes inside the C library or
+ * the loader use their own internal functions; if one did come here, it
+ * would find the policy "building" and use the baseline variants and the
+ * portable loops, none of which calls dlsym, locks or allocates.  If a
+ * name cannot be found, ntm_libc keeps the portable loops: slower for the
+ * "libc" rungs and overlapping copies, never wrong.
+ */
+void ntm_libc_resolve(struct libc_fns *fns)
+{
+	void *set = next_definition("memset");
+	void *copy = next_definition("memcpy");
+	void *move = next_definition("memmove");
+	if (!set || !copy || !move)
+		return;
+	__atomic_store_n(&fns->memset, (set_fn *)set, __ATOMIC_RELAXED);
+	__atomic_store_n(&fns->memcpy, (copy_fn *)copy, __ATOMIC_RELAXED);
+	__atomic_store_n(&fns->memmove, (copy_fn *)move, __ATOMIC_RELAXED);
+}
+
+/* After the library's constructor (priority 101) has built the policy:
+ * route the calls straight to the entry points, or, when ntmem run asked
+ * this process for a report, through the counters.  errno is kept, as
+ * loading a library must not change it. */
+__attribute__((constructor(102))) static void shim_start(void)
+{
+	int saved = errno;
+	ntm_shim_route_all(ntm_shim_report_setup());
+	errno = saved;
+}

@@ -1,0 +1,106 @@
+/* bench.h - the bench subcommand: its options, its plan and results, for
+ * its own files (bench.c, bench_report.c) and the tests.
+ *
+ * The steps, each returning errors for the command to decide on:
+ * bench_parse (the command line only), bench_plan (functions, baseline,
+ * sizes against memory), bench_pin, bench_measure, then a report. */
+#ifndef NTM_BENCH_H
+#define NTM_BENCH_H
+
+#include <stddef.h>
+
+#include "output/cli.h"
+#include "measure/functions.h"
+#include "measure/measure.h"
+
+#define BENCH_MAX_SIZES 32
+#define BENCH_MAX_FNS FN_MAX
+#define BENCH_MAX_RUNS 1000
+#define BENCH_MAX_SKIPS 64
+#define BENCH_MAX_THREADS 8      /* values in a --threads list */
+/* Auto loops: bench's timed runs last about 20 ms, long enough that a
+ * burst of noise on a shared host averages out even at 64 KiB. */
+#define BENCH_MIN_RUN_NS 20000000
+
+struct bench_skip {
+	char what[48];   /* a function name or a size */
+	char why[160];
+};
+
+struct bench_result {
+	const struct fn *fn;
+	size_t size;
+	unsigned threads;     /* the call ran on this many threads */
+	long loops;           /* calls per timed run */
+	int nontemporal;      /* 1, 0, or -1 unknown */
+	const char *dispatch; /* auto: what the policy chose; else NULL */
+	struct stats stats;   /* GB/s */
+	double diff_pct;      /* against the baseline at this size */
+	char pages[64];
+};
+
+struct bench_opts {
+	/* The command line, as bench_parse reads it. */
+	enum ntmem_op op;
+	size_t sizes[BENCH_MAX_SIZES];
+	size_t nsizes;
+	int sizes_given;
+	const char *functions;    /* "all", or a comma-separated list */
+	const char *baseline_name;/* NULL: the default */
+	long loops, runs;         /* loops 0: auto */
+	enum page_request pages;
+	size_t chunk;             /* 0: the whole buffer in one call */
+	int value;                /* -1: not given */
+	int cpu;                  /* -1: the CPU it starts on */
+	int json, csv;
+	const char *plot;
+	int help;                 /* --help: nothing else was checked */
+	int list;                 /* -f help */
+
+	/* The plan, from bench_plan. */
+	struct fn fns[BENCH_MAX_FNS];
+	size_t nfns;
+	long baseline;            /* index into fns */
+	unsigned threads[BENCH_MAX_THREADS];  /* each function runs on each */
+	size_t nthreads;
+	struct bench_skip skipped[BENCH_MAX_SKIPS];
+	size_t nskipped;
+
+	/* The measurement. */
+	int progress;
+	struct bench_result results[BENCH_MAX_SIZES * BENCH_MAX_FNS *
+				    BENCH_MAX_THREADS];
+	size_t nresults;
+};
+
+/* Read argv (argv[0] is "bench") into *o; nothing else.  Returns 0, or -1
+ * with a usage error. */
+int bench_parse(int argc, char **argv, struct bench_opts *o,
+		struct cli_error *e);
+
+/* The functions to run (unsupported ones noted as skipped), the baseline
+ * (--baseline, else the best-ranked string-instruction variant, else
+ * glibc), and the sizes that fit in memory.  Returns 0, or -1 with a
+ * usage error. */
+int bench_plan(struct bench_opts *o, struct cli_error *e);
+
+/* Pin to --cpu, or to the CPU this thread is on.  Returns 0, or -1. */
+int bench_pin(struct bench_opts *o, struct cli_error *e);
+
+/* Note what was left out, and why, for the report. */
+void bench_add_skip(struct bench_opts *o, const char *what, const char *why);
+
+/* Run every function at every size; fills o->results.  Returns 0, or -1
+ * with a failure (a function refused to run). */
+int bench_measure(struct bench_opts *o, struct cli_error *e);
+
+/* The reports (bench_report.c). */
+void bench_print_table(const struct bench_opts *o, const struct machine *m);
+void bench_print_json(const struct bench_opts *o, const struct machine *m);
+void bench_print_csv(const struct bench_opts *o);
+/* Returns 0, or -1 when nothing was measured. */
+int bench_write_plot(const struct bench_opts *o, const struct machine *m,
+		     FILE *f);
+void bench_list_functions(enum ntmem_op op);
+
+#endif

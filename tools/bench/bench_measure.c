@@ -1,0 +1,101 @@
+/* bench_measure.c - "ntmem bench" measuring: every function at every
+ * size, on fresh buffers, through the shared runner (benchfn.h). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench.h"
+#include "measure/benchfn.h"
+#include "util/size.h"
+
+struct progress_ctx {
+	const struct bench_opts *o;
+	size_t size, done, total;
+};
+
+static void progress(void *arg, size_t fn, long round)
+{
+	struct progress_ctx *p = arg;
+	const struct bench_opts *o = p->o;
+	char s[32];
+	fprintf(stderr, "\r\033[K[%zu/%zu] %s %s %s run %ld/%ld", ++p->done,
+		p->total, o->op == NTMEM_OP_SET ? "memset" : "memcpy",
+		ntm_format_size(p->size, s, sizeof s), o->fns[fn % o->nfns].name, round + 1,
+		o->runs);
+	fflush(stderr);
+}
+
+/* Every function on every thread count at one size, on buffers already
+ * set up: all of them interleaved in one set of rounds. */
+static int measure_size(struct bench_opts *o, struct progress_ctx *pc,
+			unsigned char *dst, const unsigned char *src,
+			const char *pages, struct cli_error *e)
+{
+	enum { MAX = BENCH_MAX_FNS * BENCH_MAX_THREADS };
+	size_t size = pc->size, nf = o->nfns * o->nthreads, runs = (size_t)o->runs;
+	size_t call = o->chunk ? o->chunk : size;  /* the bytes of one call */
+	int value = o->value < 0 ? 0 : o->value;
+	static struct fn_target targets[MAX];
+	static struct benchfn fns[MAX];
+	static long loops[MAX];
+	for (size_t i = 0; i < nf; i++) {
+		const struct fn *f = &o->fns[i % o->nfns];
+		targets[i] = (struct fn_target){f, dst, src, o->chunk, value,
+						o->threads[i / o->nfns]};
+		fns[i] = fn_callable(&targets[i]);
+	}
+	struct benchfn_result r = {calloc(nf * runs, sizeof(double)), loops, 0};
+	if (!r.gbps)
+		return cli_error(e, CLI_FAILED, "out of memory");
+	struct benchfn_plan plan = {fns, nf, size, o->runs, o->loops,
+				    BENCH_MIN_RUN_NS, o->progress ? progress : NULL, pc};
+	if (benchfn_run(&plan, &r)) {
+		int err = errno;
+		free(r.gbps);
+		return cli_error(e, CLI_FAILED, "%s refused to run (%s)",
+				 fns[r.failed].name, strerror(err));
+	}
+	size_t first = o->nresults;
+	for (size_t fi = 0; fi < nf; fi++) {
+		struct bench_result *res = &o->results[o->nresults++];
+		res->fn = targets[fi].f;
+		res->size = size;
+		res->threads = targets[fi].threads;
+		res->loops = loops[fi];
+		res->nontemporal = fn_streams(res->fn, call, value);
+		res->dispatch = fn_dispatch(res->fn, call, value);
+		res->stats = stats_of(benchfn_runs(&r, fi, o->runs), runs);
+		snprintf(res->pages, sizeof res->pages, "%s", pages);
+	}
+	free(r.gbps);
+	/* Each against the baseline on as many threads. */
+	for (size_t i = first; i < o->nresults; i++) {
+		size_t t = (i - first) / o->nfns;
+		double base = o->results[first + t * o->nfns + (size_t)o->baseline].stats.mean;
+		o->results[i].diff_pct = (o->results[i].stats.mean / base - 1) * 100;
+	}
+	return 0;
+}
+
+int bench_measure(struct bench_opts *o, struct cli_error *e)
+{
+	struct progress_ctx pc = {o, 0, 0,
+				  o->nsizes * o->nfns * o->nthreads * (size_t)o->runs};
+	int copy = o->op == NTMEM_OP_COPY, r = 0;
+	o->nresults = 0;
+	for (size_t si = 0; si < o->nsizes && !r; si++) {
+		struct buffers b;
+		char why[160], s[32];
+		pc.size = o->sizes[si];
+		if (buffers_alloc(&b, copy, pc.size, o->pages, o->value, why, sizeof why)) {
+			bench_add_skip(o, ntm_format_size(pc.size, s, sizeof s), why);
+			continue;
+		}
+		r = measure_size(o, &pc, b.dst.p, copy ? b.src.p : NULL, b.dst.obtained, e);
+		buffers_free(&b);
+	}
+	if (o->progress)
+		fprintf(stderr, "\r\033[K");
+	return r;
+}

@@ -1,0 +1,231 @@
+/* bench_report.c - what "ntmem bench" measured, as a table in the style
+ * of perf bench mem, JSON, CSV or an SVG plot; and its list of functions. */
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "bench.h"
+#include "output/json.h"
+#include "util/size.h"
+#include "output/svg.h"
+
+void bench_list_functions(enum ntmem_op op)
+{
+	struct fn fns[FN_MAX];
+	size_t n = fn_list(op, fns, FN_MAX);
+	printf("Functions for %s:\n", op == NTMEM_OP_SET ? "memset" : "memcpy");
+	for (size_t i = 0; i < n; i++) {
+		const char *kind = fns[i].kind == FN_VARIANT
+					   ? (fns[i].streaming ? "streaming" : "cached")
+					   : "by size";
+		printf("  %-14s %-9s %s%s%s%s\n", fns[i].name, kind,
+		       fns[i].description, fns[i].supported ? "" : " [skipped: ",
+		       fns[i].supported ? "" : fns[i].why_unsupported,
+		       fns[i].supported ? "" : "]");
+	}
+}
+
+static const char *op_name(const struct bench_opts *o)
+{
+	return o->op == NTMEM_OP_SET ? "memset" : "memcpy";
+}
+
+static const char *streams_text(int s)
+{
+	return s < 0 ? "?" : s ? "yes" : "no";
+}
+
+static void value_text(const struct bench_opts *o, char *buf, size_t len)
+{
+	if (o->value < 0)
+		snprintf(buf, len, "source of random bytes");
+	else if (o->op == NTMEM_OP_SET)
+		snprintf(buf, len, "0x%02x written", o->value);
+	else
+		snprintf(buf, len, "source of bytes 0x%02x", o->value);
+}
+
+/* The page backing obtained, if the same for every size. */
+static const char *pages_obtained(const struct bench_opts *o)
+{
+	for (size_t i = 1; i < o->nresults; i++)
+		if (strcmp(o->results[i].pages, o->results[0].pages))
+			return "varies by size (see the pages column)";
+	return o->nresults ? o->results[0].pages : "none (nothing ran)";
+}
+
+void bench_print_table(const struct bench_opts *o, const struct machine *m)
+{
+	char value[64], chunk[32], s[32];
+	value_text(o, value, sizeof value);
+	char calls[64];
+	if (o->loops)
+		snprintf(calls, sizeof calls, "%ld call%s", o->loops,
+			 o->loops == 1 ? "" : "s");
+	else
+		snprintf(calls, sizeof calls, "%s", "calls for about 20 ms");
+	printf("# ntmem bench %s: GB/s (10^9 bytes/s), mean and sample stdev of "
+	       "%ld run%s (%s each, after an eighth as many untimed)\n", op_name(o), o->runs,
+	       o->runs == 1 ? "" : "s", calls);
+	printf("# cpu       %s, %u online, pinned to CPU %d\n", m->cpu,
+	       m->online_cpus, o->cpu);
+	printf("# kernel    %s, THP %s\n", m->kernel, m->thp);
+	printf("# pages     %s requested, %s\n", page_request_name(o->pages),
+	       pages_obtained(o));
+	printf("# value     %s\n", value);
+	if (o->chunk)
+		printf("# chunk     %s per call\n",
+		       ntm_format_size(o->chunk, chunk, sizeof chunk));
+	printf("# baseline  %s\n\n", o->fns[o->baseline].name);
+
+	int varied = strstr(pages_obtained(o), "varies") != NULL;
+	int threaded = o->nthreads > 1 || o->threads[0] > 1;
+	if (threaded)
+		printf("# threads   auto: NTMEM_F_PARALLEL calls; the others: the "
+		       "extent split over pinned threads; diff against the baseline "
+		       "on as many threads\n\n");
+	printf("%10s  %-14s %s%-4s %9s  %-10s %9s%s\n", "size", "function",
+	       threaded ? "thr " : "", "NT", "GB/s", "(stdev)", "diff",
+	       varied ? "  pages" : "");
+	size_t last = SIZE_MAX;
+	for (size_t i = 0; i < o->nresults; i++) {
+		const struct bench_result *r = &o->results[i];
+		if (r->size != last && last != SIZE_MAX)
+			printf("\n");
+		char diff[32];
+		if (r->fn == &o->fns[o->baseline])
+			snprintf(diff, sizeof diff, "-");
+		else
+			snprintf(diff, sizeof diff, "%+.2f%%", r->diff_pct);
+		char thr[16] = "";
+		if (threaded)
+			snprintf(thr, sizeof thr, "%-3u ", r->threads);
+		printf("%10s  %-14s %s%-4s %9.2f  (+- %5.2f) %9s%s%s\n",
+		       r->size != last ? ntm_format_size(r->size, s, sizeof s) : "",
+		       r->fn->name, thr, streams_text(r->nontemporal), r->stats.mean,
+		       r->stats.stdev, diff, varied ? "  " : "",
+		       varied ? r->pages : "");
+		last = r->size;
+	}
+	for (size_t i = 0; i < o->nskipped; i++)
+		printf("%s# skipped %s: %s\n", i ? "" : "\n", o->skipped[i].what,
+		       o->skipped[i].why);
+}
+
+void bench_print_json(const struct bench_opts *o, const struct machine *m)
+{
+	char value[64];
+	value_text(o, value, sizeof value);
+	struct json j;
+	json_start(&j, stdout);
+	json_string(&j, "command", "bench");
+	json_string(&j, "op", op_name(o));
+	json_string(&j, "version", ntmem_version());
+	json_object(&j, "machine");
+	machine_json_members(&j, m);
+	json_end(&j);
+	json_object(&j, "settings");
+	json_uint(&j, "runs", (uint64_t)o->runs);
+	if (o->loops)
+		json_uint(&j, "loops", (uint64_t)o->loops);
+	else
+		json_string(&j, "loops", "auto");
+	json_uint(&j, "chunk", o->chunk);
+	json_string(&j, "page_request", page_request_name(o->pages));
+	json_string(&j, "pages_obtained", pages_obtained(o));
+	if (o->value < 0)
+		json_null(&j, "value");
+	else
+		json_uint(&j, "value", (uint64_t)o->value);
+	json_string(&j, "value_text", value);
+	json_string(&j, "baseline", o->fns[o->baseline].name);
+	json_int(&j, "cpu", o->cpu);
+	json_end(&j);
+	json_array(&j, "results");
+	for (size_t i = 0; i < o->nresults; i++) {
+		const struct bench_result *r = &o->results[i];
+		json_object(&j, NULL);
+		json_string(&j, "op", op_name(o));
+		json_string(&j, "function", r->fn->name);
+		if (r->nontemporal < 0)
+			json_null(&j, "nontemporal");
+		else
+			json_bool(&j, "nontemporal", r->nontemporal);
+		json_uint(&j, "size", r->size);
+		json_uint(&j, "threads", r->threads);
+		json_uint(&j, "runs", (uint64_t)o->runs);
+		json_uint(&j, "loops", (uint64_t)r->loops);
+		json_double(&j, "gbps_mean", r->stats.mean);
+		json_double(&j, "gbps_stdev", r->stats.stdev);
+		json_double(&j, "gbps_median", r->stats.median);
+		json_double(&j, "gbps_min", r->stats.min);
+		json_double(&j, "gbps_max", r->stats.max);
+		json_double(&j, "diff_pct", r->diff_pct);
+		json_string(&j, "pages", r->pages);
+		if (r->dispatch)
+			json_string(&j, "dispatch", r->dispatch);
+		json_end(&j);
+	}
+	json_end(&j);
+	json_array(&j, "skipped");
+	for (size_t i = 0; i < o->nskipped; i++) {
+		json_object(&j, NULL);
+		json_string(&j, "what", o->skipped[i].what);
+		json_string(&j, "reason", o->skipped[i].why);
+		json_end(&j);
+	}
+	json_end(&j);
+	json_finish(&j);
+}
+
+void bench_print_csv(const struct bench_opts *o)
+{
+	printf("op,function,nontemporal,size,runs,gbps_mean,gbps_stdev,"
+	       "gbps_median,gbps_min,gbps_max,diff_pct,pages\n");
+	for (size_t i = 0; i < o->nresults; i++) {
+		const struct bench_result *r = &o->results[i];
+		printf("%s,%s,%s,%zu,%ld,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,\"%s\"\n",
+		       op_name(o), r->fn->name,
+		       r->nontemporal < 0 ? "" : r->nontemporal ? "true" : "false",
+		       r->size, o->runs, r->stats.mean, r->stats.stdev,
+		       r->stats.median, r->stats.min, r->stats.max, r->diff_pct,
+		       r->pages);
+	}
+}
+
+int bench_write_plot(const struct bench_opts *o, const struct machine *m,
+		      FILE *f)
+{
+	enum { MAX = BENCH_MAX_FNS * BENCH_MAX_THREADS };
+	static double xs[MAX][BENCH_MAX_SIZES], ys[MAX][BENCH_MAX_SIZES];
+	static char names[MAX][48];
+	static struct plot_series series[MAX];
+	size_t nseries = o->nfns * o->nthreads;
+	for (size_t k = 0; k < nseries; k++) {
+		const struct fn *fn = &o->fns[k % o->nfns];
+		unsigned threads = o->threads[k / o->nfns];
+		size_t n = 0;
+		int streaming = 1;
+		for (size_t i = 0; i < o->nresults; i++)
+			if (o->results[i].fn == fn && o->results[i].threads == threads) {
+				xs[k][n] = (double)o->results[i].size;
+				ys[k][n++] = o->results[i].stats.mean;
+				streaming &= o->results[i].nontemporal == 1;
+			}
+		if (o->nthreads > 1 || threads > 1)
+			snprintf(names[k], sizeof names[k], "%s x%u", fn->name, threads);
+		else
+			snprintf(names[k], sizeof names[k], "%s", fn->name);
+		series[k] = (struct plot_series){names[k], n, xs[k], ys[k], streaming};
+	}
+	char title[64], subtitle[512], value[64];
+	value_text(o, value, sizeof value);
+	snprintf(title, sizeof title, "ntmem bench %s", op_name(o));
+	snprintf(subtitle, sizeof subtitle,
+		 "%s, %s; %s; %s; dashed lines stream", m->cpu, m->kernel,
+		 pages_obtained(o), value);
+	struct plot p = {title, subtitle, "size", "GB/s (10^9 bytes/s)",
+			 AXIS_LOG2_BYTES, AXIS_LINEAR, series, nseries};
+	return svg_plot(f, &p);
+}
+

@@ -1,0 +1,483 @@
+/* calibrate.c - "ntmem calibrate": measure every variant on a grid of
+ * sizes, fit a ladder per call class (memset of zeros, of other values,
+ * memcpy), and write the profile libntmem reads. */
+#define _GNU_SOURCE
+#include "calibrate.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "measure/benchfn.h"
+#include "output/cli.h"
+#include "commands.h"
+#include "dispatch/policy.h"
+#include "dispatch/profile.h"
+#include "dispatch/registry.h"
+#include "util/size.h"
+
+#define KiB ((size_t)1 << 10)
+#define MiB ((size_t)1 << 20)
+#define GiB ((size_t)1 << 30)
+
+static const struct effort efforts[] = {
+	/* name      lo     hi         step rounds run_ns long  big  refine */
+	{"quick", 256, 256 * MiB, 4, 3, 1e6, 1e7, 128 * MiB, 1},
+	{"default", 64, 1 * GiB, 2, 5, 2e6, 1.2e7, 256 * MiB, 2},
+	{"thorough", 64, 4 * GiB, 2, 9, 5e6, 2e7, 1 * GiB, 3},
+};
+
+/* Above this every cached candidate is not worth running again: only the
+ * ones close to the best at the size below (and streaming) continue. */
+#define PRUNE_FROM (32 * MiB)
+#define PRUNE_KEEP 0.85
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: ntmem calibrate [OPTIONS]\n"
+		"Measure every variant this CPU runs on a grid of sizes, from 64 B\n"
+		"to 1 GiB, and fit a ladder for memset of zeros, memset of other\n"
+		"values and memcpy: which variant serves which sizes.  Write them\n"
+		"to the profile libntmem reads.\n"
+		"\n"
+		"Options:\n"
+		"      --quick          about 15 s: 256 B-256 MiB, every 4x, 3 runs\n"
+		"      --thorough       several minutes: 64 B-4 GiB, 9 runs each\n"
+		"                       (default: 64 B-1 GiB, every 2x, 5 runs, <60 s)\n"
+		"      --max-size SIZE  measure up to SIZE only (B, KB, MB, GB...;\n"
+		"                       the last rung then serves every larger size)\n"
+		"  -o, --output PATH    write the profile to PATH (default: the path\n"
+		"                       libntmem reads; see ntmem info)\n"
+		"  -n, --dry-run        measure and report, write nothing\n"
+		"      --json           the report as one JSON object on stdout\n"
+		"      --cpu N          pin to CPU N (default: the CPU it starts on)\n"
+		"  -h, --help           show this help\n"
+		"\n"
+		"Runs are interleaved and rotated; a size's winner is decided by the\n"
+		"median of paired ratios, and variants within 3%% of it tie, so\n"
+		"neighbouring sizes with tied winners share one rung.  Sizes that\n"
+		"do not fit in available memory are left out.  Exit status: 0 ok,\n"
+		"1 the run failed, 2 bad usage.\n");
+}
+
+enum { OPT_QUICK = 256, OPT_THOROUGH, OPT_JSON, OPT_CPU, OPT_MAX_SIZE };
+
+struct cal_parse {
+	struct cal_options *o;
+	int efforts, help;  /* --quick and --thorough given; -h */
+};
+
+static int parse_option(void *ctx, int c, const char *arg, char **argv,
+			struct cli_error *e)
+{
+	struct cal_parse *p = ctx;
+	struct cal_options *o = p->o;
+	switch (c) {
+	case OPT_QUICK:
+	case OPT_THOROUGH:
+		o->effort = &efforts[c == OPT_QUICK ? 0 : 2];
+		p->efforts++;
+		return 0;
+	case 'o':
+		if (!arg[0])
+			return cli_error(e, CLI_USAGE, "--output: empty path");
+		o->output = arg;
+		return 0;
+	case 'n':
+		o->dry_run = 1;
+		return 0;
+	case OPT_JSON:
+		o->json = 1;
+		return 0;
+	case OPT_CPU:
+		return cli_parse_cpu("--cpu", arg, &o->cpu, e);
+	case OPT_MAX_SIZE:
+		if (cli_parse_size("--max-size", arg, &o->max_size, e))
+			return -1;
+		if (o->max_size < 4 * KiB)
+			return cli_error(e, CLI_USAGE, "--max-size: '%s': at "
+					 "least 4 KiB", arg);
+		return 0;
+	case 'h':
+		p->help = 1;
+		return 0;
+	default:
+		return cli_getopt_error(c, argv, e);
+	}
+}
+
+static int parse(int argc, char **argv, struct cal_options *o,
+		 struct cli_error *e)
+{
+	static const struct option longopts[] = {
+		{"quick", no_argument, NULL, OPT_QUICK},
+		{"thorough", no_argument, NULL, OPT_THOROUGH},
+		{"output", required_argument, NULL, 'o'},
+		{"dry-run", no_argument, NULL, 'n'},
+		{"json", no_argument, NULL, OPT_JSON},
+		{"cpu", required_argument, NULL, OPT_CPU},
+		{"max-size", required_argument, NULL, OPT_MAX_SIZE},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	memset(o, 0, sizeof *o);
+	o->effort = &efforts[1];
+	o->cpu = -1;
+	struct cal_parse p = {.o = o};
+	if (cli_getopt(argc, argv, ":o:nh", longopts, parse_option, &p, &p.help, e))
+		return -1;
+	if (p.help) {
+		usage(stdout);
+		exit(0);
+	}
+	if (p.efforts > 1)
+		return cli_error(e, CLI_USAGE, "--quick and --thorough: choose one");
+	return 0;
+}
+
+__attribute__((format(printf, 2, 3)))
+static void progress(const struct cal_options *o, const char *fmt, ...)
+{
+	if (!o->progress)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	fprintf(stderr, "\r\033[Kcalibrating: ");
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fflush(stderr);
+}
+
+/* A candidate as the entry points call it: the process's ladder for the
+ * operation becomes this one variant (ntm_policy_trial), and the timed
+ * call is ntmem_set or ntmem_copy, dispatch and fence included.  So the
+ * entry points' own loop is timed inline, and every other rung with the
+ * ladder's call in front of it, as auto will run them. */
+struct trial {
+	const struct variant *v;
+	enum ntmem_op op;
+	unsigned char *dst;
+	const unsigned char *src;
+	int value;
+};
+
+static const struct variant *trial_in_effect[2];
+
+static int call_trial(void *arg, size_t size)
+{
+	struct trial *t = arg;
+	if (trial_in_effect[t->op] != t->v) {
+		ntm_policy_trial(t->op, t->v);
+		trial_in_effect[t->op] = t->v;
+	}
+	if (t->op == NTMEM_OP_SET)
+		ntmem_set(t->dst, t->value, size);
+	else
+		ntmem_copy(t->dst, t->src, size);
+	return 0;
+}
+
+/* Fresh buffers for one size, as ntmem bench makes them (destination,
+ * then source, each 2 MiB aligned on 4 KiB pages): where the two lie
+ * changes what is fastest (a copy between neighbouring mappings ran
+ * 48 GB/s with rep movsb and 54 with AVX2 here, between buffers a GiB
+ * apart 57 and 55), so calibration times what the benchmark times. */
+static int alloc_buffers(struct buffers *b, int copy, size_t size,
+			 struct cli_error *e)
+{
+	char why[160];
+	if (buffers_alloc(b, copy, size, PAGES_4K, -1, why, sizeof why))
+		return cli_error(e, CLI_FAILED, "cannot allocate %zu bytes: %s", size, why);
+	return 0;
+}
+
+/* Time cands[0..n) at size, interleaved: medians and paired ratios to the
+ * best median go into point slots idx[0..n). */
+static int measure_point(const struct cal_options *o, struct cal_class *k,
+			 const size_t *idx, size_t n, size_t size,
+			 struct fit_point *pt, struct cli_error *e)
+{
+	struct trial trials[FIT_MAX_CANDS];
+	struct benchfn fns[FIT_MAX_CANDS];
+	long rounds = o->effort->rounds, loops[FIT_MAX_CANDS];
+	double gbps[FIT_MAX_CANDS * 16];
+	enum ntmem_op op = k->copy ? NTMEM_OP_COPY : NTMEM_OP_SET;
+	struct buffers b;
+	if (alloc_buffers(&b, k->copy, size, e))
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		trials[i] = (struct trial){ntm_variant(k->cands[idx[i]].variant_id), op,
+					   b.dst.p, b.src.p, k->value};
+		fns[i] = (struct benchfn){k->cands[idx[i]].name, call_trial, &trials[i]};
+	}
+	struct benchfn_plan plan = {fns, n, size, rounds, 0, cal_run_ns(o->effort, size),
+				    NULL, NULL};
+	struct benchfn_result res = {gbps, loops, 0};
+	int failed = benchfn_run(&plan, &res);
+	buffers_free(&b);
+	if (failed)
+		return cli_error(e, CLI_FAILED, "%s failed: %s",
+				 fns[res.failed].name, strerror(errno));
+	size_t best = 0;
+	double med[FIT_MAX_CANDS];
+	for (size_t i = 0; i < n; i++) {
+		double runs[16];
+		memcpy(runs, benchfn_runs(&res, i, rounds), sizeof(double) * (size_t)rounds);
+		med[i] = median_of(runs, (size_t)rounds);
+		if (med[i] > med[best])
+			best = i;
+	}
+	pt->size = size;
+	for (size_t i = 0; i < n; i++) {
+		pt->measured[idx[i]] = 1;
+		pt->gbps[idx[i]] = med[i];
+		pt->ratio[idx[i]] = benchfn_paired_ratio(benchfn_runs(&res, i, rounds),
+							 benchfn_runs(&res, best, rounds),
+							 rounds, NULL);
+	}
+	return 0;
+}
+
+/* The candidates to run at a grid point: every one below PRUNE_FROM; above
+ * it those close to the best at the point before, and streaming. */
+static size_t candidates_at(const struct cal_class *k, size_t point, size_t *idx)
+{
+	size_t n = 0;
+	const struct fit_point *prev = point ? &k->points[point - 1] : NULL;
+	for (size_t c = 0; c < k->ncands; c++) {
+		int keep = !prev || prev->size < PRUNE_FROM / 2 ||
+			   (int)c == k->streaming ||
+			   (prev->measured[c] && prev->ratio[c] >= PRUNE_KEEP);
+		if (keep)
+			idx[n++] = c;
+	}
+	return n;
+}
+
+/* The grid for one class: sizes from lo, multiplied by step, up to hi. */
+static int measure_grid(const struct cal_options *o, struct cal_class *k,
+			size_t hi, struct cli_error *e)
+{
+	char s[32];
+	k->npoints = 0;
+	for (size_t size = o->effort->lo; size <= hi && k->npoints < FIT_MAX_POINTS;
+	     size *= o->effort->step) {
+		size_t idx[FIT_MAX_CANDS];
+		size_t n = candidates_at(k, k->npoints, idx);
+		struct fit_point *pt = &k->points[k->npoints];
+		memset(pt, 0, sizeof *pt);
+		progress(o, "%s at %s", k->label, ntm_format_size(size, s, sizeof s));
+		if (measure_point(o, k, idx, n, size, pt, e))
+			return -1;
+		k->npoints++;
+	}
+	return 0;
+}
+
+/* The best streaming variant for the class, at the effort's big size:
+ * every streaming candidate, interleaved.  Appends it to the class's
+ * candidates (k->streaming); none on CPUs without streaming. */
+static int pick_streaming(const struct cal_options *o, struct cal_class *k,
+			  const struct fn *all, size_t nall, size_t hi,
+			  struct cli_error *e)
+{
+	struct cal_class trial = *k;
+	trial.ncands = 0;
+	for (size_t i = 0; i < nall; i++)
+		if (all[i].kind == FN_VARIANT && all[i].supported && all[i].streaming &&
+		    (!all[i].zero_only || k->value == 0) && trial.ncands < FIT_MAX_CANDS)
+			trial.cands[trial.ncands++] = all[i];
+	k->streaming = -1;
+	if (!trial.ncands)
+		return 0;
+	size_t idx[FIT_MAX_CANDS], size = o->effort->big < hi ? o->effort->big : hi;
+	for (size_t i = 0; i < trial.ncands; i++)
+		idx[i] = i;
+	char s[32];
+	progress(o, "%s: streaming variants at %s", k->label,
+		 ntm_format_size(size, s, sizeof s));
+	struct fit_point *pt = &k->pick;
+	memset(pt, 0, sizeof *pt);
+	if (measure_point(o, &trial, idx, trial.ncands, size, pt, e))
+		return -1;
+	size_t best = 0;
+	for (size_t i = 1; i < trial.ncands; i++)
+		if (pt->gbps[i] > pt->gbps[best])
+			best = i;
+	k->npicked = trial.ncands;
+	memcpy(k->picked, trial.cands, sizeof trial.cands);
+	k->streaming = (int)k->ncands;
+	k->cands[k->ncands++] = trial.cands[best];
+	return 0;
+}
+
+/* Where between two grid sizes the next rung starts: bisected in log
+ * space with the two candidates alone, where the upper one wins clearly
+ * at its first size (a tie needs no precise edge). */
+static int refine_edges(const struct cal_options *o, struct cal_class *k,
+			struct cli_error *e)
+{
+	k->nrefined = 0;
+	for (unsigned r = 0; r + 1 < k->fit.count; r++) {
+		struct fit_rung *a = &k->fit.rungs[r];
+		const struct fit_rung *b = &k->fit.rungs[r + 1];
+		const struct fit_point *fitted = k->points + k->nsmall;
+		const struct fit_point *first = &fitted[b->first];
+		if (!first->measured[a->cand] || first->ratio[a->cand] >= 1 - MARGIN)
+			continue;
+		size_t lo = fitted[a->last].size, hi = first->size;
+		for (int step = 0; step < o->effort->refinements; step++) {
+			size_t mid = fit_edge(lo, hi), idx[2] = {a->cand, b->cand};
+			struct fit_point pt;
+			if (mid <= lo || mid >= hi)
+				break;
+			memset(&pt, 0, sizeof pt);
+			char s[32];
+			progress(o, "%s: edge near %s", k->label,
+				 ntm_format_size(mid, s, sizeof s));
+			if (measure_point(o, k, idx, 2, mid, &pt, e))
+				return -1;
+			if (pt.gbps[b->cand] >= pt.gbps[a->cand])
+				hi = mid;
+			else
+				lo = mid;
+			if (k->nrefined < sizeof k->refined / sizeof k->refined[0])
+				k->refined[k->nrefined++] = (struct cal_refinement){
+					r, mid, pt.gbps[a->cand], pt.gbps[b->cand]};
+		}
+		a->to = fit_edge(lo, hi);
+	}
+	return 0;
+}
+
+/* Every cached variant the CPU runs (the C library's too, as a variant,
+ * so that all pay the same call), then the streaming one. */
+static int calibrate_class(const struct cal_options *o, struct cal_class *k,
+			   size_t hi, struct cli_error *e)
+{
+	struct fn all[FN_MAX];
+	size_t nall = fn_list((k->cls == NTMEM_CLASS_COPY ? NTMEM_OP_COPY : NTMEM_OP_SET), all, FN_MAX);
+	k->ncands = 0;
+	k->preferred = -1;
+	for (size_t i = 0; i < nall; i++) {
+		struct fn f = all[i];
+		if (f.kind == FN_LIBC) {  /* measured as its registry variant */
+			f.kind = FN_VARIANT;
+			f.name = "libc";
+		}
+		if (f.kind != FN_VARIANT || !f.supported || f.streaming ||
+		    k->ncands == FIT_MAX_CANDS - 1)
+			continue;
+		if (f.variant_id == k->entry_loop)
+			k->preferred = (int)k->ncands;
+		k->cands[k->ncands++] = f;
+	}
+	if (pick_streaming(o, k, all, nall, hi, e) || measure_grid(o, k, hi, e))
+		return -1;
+	/* Sizes the entry points' small path serves never reach a rung: they
+	 * are measured, for the report, but not fitted. */
+	k->nsmall = 0;
+	while (k->nsmall + 1 < k->npoints && k->points[k->nsmall].size <= o->small_max)
+		k->nsmall++;
+	struct fit_input in = {k->ncands, k->preferred, k->points + k->nsmall,
+			       k->npoints - k->nsmall, MARGIN, NTMEM_LADDER_MAX};
+	if (fit_ladder(&in, &k->fit))
+		return cli_error(e, CLI_FAILED, "%s: nothing measured at some size",
+				 k->label);
+	return refine_edges(o, k, e);
+}
+
+/* The largest grid size up to max whose buffers fit in memory. */
+static size_t largest_fitting(const struct effort *ef, size_t max, int buffers)
+{
+	size_t budget = memory_budget() / (size_t)buffers, hi = ef->lo;
+	while (hi * ef->step <= max && round_up_2mib(hi * ef->step) <= budget)
+		hi *= ef->step;
+	return hi;
+}
+
+static int run_all(struct cal_options *o, struct cal_class *k, struct cli_error *e)
+{
+	static const char *const labels[3] = {"memset of zeros",
+					      "memset of 0x5a bytes", "memcpy"};
+	for (int op = 0; op < 2; op++) {
+		size_t max = o->max_size && o->max_size < o->effort->hi
+				     ? o->max_size : o->effort->hi;
+		o->hi[op] = largest_fitting(o->effort, max, op + 1);
+	}
+	int rc = 0;
+	for (int cls = 0; cls < 3 && !rc; cls++) {
+		int op = cls == NTMEM_CLASS_COPY;
+		k[cls].cls = cls;
+		k[cls].value = cls == NTMEM_CLASS_SET_NONZERO ? 0x5a : 0;
+		k[cls].label = labels[cls];
+		k[cls].copy = op;
+		k[cls].entry_loop = o->entry_loop[op];
+		rc = calibrate_class(o, &k[cls], o->hi[op], e);
+	}
+	struct buffers b;
+	if (!rc && !(rc = alloc_buffers(&b, 0, o->hi[0], e))) {
+		rc = cal_parallel(o, &k[NTMEM_CLASS_SET_ZERO], b.dst.p, o->hi[0],
+				  &o->parallel, e);
+		buffers_free(&b);
+	}
+	return rc;
+}
+
+/* The first rung of the built-in ladder is the entry points' own loop: it
+ * wins ties, since it runs without a call. */
+static void find_entry_loops(struct cal_options *o)
+{
+	for (int op = 0; op < 2; op++) {
+		struct ntmem_ladder_info l;
+		ntmem_ladder_info(op ? NTMEM_CLASS_COPY : NTMEM_CLASS_SET_ZERO, &l);
+		struct ntmem_variant_info v;
+		o->small_max = l.small_max;
+		o->entry_loop[op] = -1;
+		if (!ntmem_variant_info(l.rung[0].variant, &v) &&
+		    v.role == NTMEM_ROLE_VECTOR)
+			o->entry_loop[op] = l.rung[0].variant;
+	}
+}
+
+int cmd_calibrate(int argc, char **argv)
+{
+	static struct cal_options o;
+	static struct cal_class k[3];
+	struct cli_error e;
+	char path[1024];
+	const char *why = NULL;
+	if (parse(argc, argv, &o, &e))
+		cli_exit(&e);
+	if (o.output)
+		snprintf(path, sizeof path, "%s", o.output);
+	else if (!o.dry_run && ntm_profile_path(path, sizeof path, &why))
+		cli_usage_error("no profile path (%s); use --output PATH", why);
+	if (!o.dry_run && cal_check_output(path, &e))
+		cli_exit(&e);
+	if (pin_here(&o.cpu))
+		cli_usage_error("--cpu: cannot run on CPU %d", o.cpu);
+	o.progress = cli_progress_wanted();
+	find_entry_loops(&o);
+
+	uint64_t t0 = now_ns();
+	if (run_all(&o, k, &e))
+		cli_exit(&e);
+	o.seconds = (double)(now_ns() - t0) / 1e9;
+	if (o.progress)
+		fprintf(stderr, "\r\033[K");
+
+	int written = 0;
+	if (!o.dry_run) {
+		if (cal_write_profile(&o, k, path, &e))
+			cli_exit(&e);
+		written = 1;
+	}
+	cal_report(&o, k, written || o.output ? path : NULL, written);
+	return 0;
+}

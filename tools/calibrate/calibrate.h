@@ -1,0 +1,113 @@
+/* calibrate.h - what "ntmem calibrate" measures and fits, shared by its
+ * measuring half (calibrate.c) and its report (calibrate_report.c). */
+#ifndef NTM_CALIBRATE_H
+#define NTM_CALIBRATE_H
+
+#include <stddef.h>
+
+#include "output/cli.h"
+#include "measure/functions.h"
+#include "ladder_fit.h"
+#include "measure/measure.h"
+
+struct effort {
+	const char *name;
+	size_t lo, hi;          /* the grid's first and largest sizes */
+	size_t step;            /* each size is step times the one before */
+	long rounds;            /* interleaved runs per size */
+	double run_ns;          /* a timed run lasts about this long ... */
+	double long_run_ns;     /* ... and this long from LONG_RUNS_FROM up */
+	size_t big;             /* where the streaming variants are compared */
+	int refinements;        /* bisections of each clear crossover */
+};
+
+/* From here up, timed runs last as long as ntmem bench's (20 ms): a
+ * copy of 32 KiB-1 MiB with rep movsb ran 57 GB/s in 2 ms runs and 48 in
+ * 20 ms ones, where AVX2 loads held 54, so shorter runs chose the method
+ * that loses in the benchmark.  Below it a run holds many calls anyway. */
+#define LONG_RUNS_FROM ((size_t)16 << 10)
+
+/* Tied: within this share of the best, by the median of paired ratios
+ * (medians of 5 interleaved runs here vary by 1-2%, docs/results.md). */
+#define MARGIN 0.03
+
+static inline double cal_run_ns(const struct effort *ef, size_t size)
+{
+	return size >= LONG_RUNS_FROM ? ef->long_run_ns : ef->run_ns;
+}
+
+/* A size measured between two grid sizes to place a rung's edge. */
+struct cal_refinement {
+	unsigned rung;          /* the edge between rung and rung + 1 */
+	size_t size;
+	double below, above;    /* GB/s of the lower and the upper rung's */
+};
+
+/* One call class: its candidates and what they measured. */
+struct cal_class {
+	enum ntmem_class cls;
+	int value;              /* what memset writes */
+	const char *label;      /* "memset of zeros" */
+	int copy;               /* memcpy: a source buffer too */
+	int entry_loop;         /* variant id the entry points run, or -1 */
+	struct fn cands[FIT_MAX_CANDS];
+	size_t ncands;
+	int preferred;          /* cands index of entry_loop, or -1 */
+	int streaming;          /* cands index of the chosen streaming one */
+	struct fn picked[FIT_MAX_CANDS];  /* the streaming variants compared */
+	size_t npicked;
+	struct fit_point pick;  /* ... and what they measured */
+	struct fit_point points[FIT_MAX_POINTS];
+	size_t npoints;
+	size_t nsmall;          /* points[0..nsmall): the small path's sizes,
+				   not fitted; fit's indices start after */
+	struct fit_output fit;
+	struct cal_refinement refined[3 * NTMEM_LADDER_MAX];
+	size_t nrefined;
+};
+
+/* Where parallel calls start to pay (calibrate_parallel.c). */
+struct cal_parallel {
+	unsigned threads;       /* the CPUs allowed: what was compared with 1 */
+	const char *skipped;    /* why nothing was measured, or NULL */
+	size_t sizes[FIT_MAX_POINTS];
+	double serial[FIT_MAX_POINTS], parallel[FIT_MAX_POINTS]; /* GB/s */
+	double ratio[FIT_MAX_POINTS];   /* paired, parallel over serial */
+	size_t n;
+	size_t min_chunk;       /* bytes per thread; 0: it never paid */
+};
+
+struct cal_options {
+	const struct effort *effort;
+	const char *output;
+	int dry_run, json, cpu, progress;
+	size_t max_size;        /* --max-size, 0: the effort's */
+	int entry_loop[2];      /* per op */
+	size_t small_max;       /* the entry points' small path */
+	size_t hi[2];           /* per op: the largest size that fit */
+	struct cal_parallel parallel;
+	double seconds;         /* the measuring took */
+};
+
+/* Measure memset of zeros on buf (hi bytes) with zero's fitted ladder. */
+int cal_parallel(const struct cal_options *o, const struct cal_class *zero,
+		 unsigned char *buf, size_t hi, struct cal_parallel *r,
+		 struct cli_error *e);
+
+/* The profile path can be written: checked before measuring. */
+int cal_check_output(const char *path, struct cli_error *e);
+
+/* Write the three ladders to the profile at path. */
+int cal_write_profile(const struct cal_options *o, const struct cal_class *k,
+		      const char *path, struct cli_error *e);
+
+/* The ladder of k in words: "vec_avx512 up to 8 MiB, then stosb, streams
+ * from 64 MiB (nt_avx512)". */
+void cal_words(const struct cal_class *k, char *buf, size_t len);
+
+/* Print the report: text, or JSON with o->json.  path: the profile
+ * written (or the --output of a dry run), or NULL. */
+void cal_report(const struct cal_options *o, const struct cal_class *k,
+		const char *path, int written);
+
+#endif

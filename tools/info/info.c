@@ -1,0 +1,374 @@
+/* info.c - "ntmem info": every setting in effect and where it came from,
+ * from the library's public view of itself. */
+#define _GNU_SOURCE
+#include <getopt.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "output/cli.h"
+#include "commands.h"
+#include "output/json.h"
+#include "ntmem.h"
+#include "util/size.h"
+
+static const char *const op_names[2] = {"memset", "memcpy"};
+static const char *const class_names[3] = {"memset of zeros",
+					   "memset of other values", "memcpy"};
+static const char *const class_keys[3] = {"set_zero", "set_nonzero", "copy"};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: ntmem info [--json]\n"
+		"Show the CPU and its caches, every variant and whether this CPU\n"
+		"can run it, and the policy in effect: for memset of zeros, memset\n"
+		"of other values and memcpy, the ladder of methods by size, each\n"
+		"rung with where it came from.\n"
+		"\n"
+		"Options:\n"
+		"  -j, --json   one JSON object on stdout\n"
+		"  -h, --help   show this help\n"
+		"\n"
+		"Environment: NTMEM_TUNABLES, NTMEM_PROFILE (see ntmem(3)).\n");
+}
+
+static const char *variant_name(int id)
+{
+	struct ntmem_variant_info v;
+	return ntmem_variant_info(id, &v) ? "?" : v.name;
+}
+
+/* Where a rung came from, in a word; the details are printed once, below
+ * the ladders. */
+static const char *origin_word(enum ntmem_origin o)
+{
+	switch (o) {
+	case NTMEM_ORIGIN_ENVIRONMENT:
+		return "NTMEM_TUNABLES";
+	case NTMEM_ORIGIN_PROFILE:
+		return "profile";
+	case NTMEM_ORIGIN_DEFAULT:
+		break;
+	}
+	return "built-in";
+}
+
+/* Where a rung came from, in words, for JSON's "detail". */
+static const char *origin_text(enum ntmem_origin o,
+			       const struct ntmem_ladder_info *l,
+			       const struct ntmem_policy_status *st,
+			       char *buf, size_t len)
+{
+	switch (o) {
+	case NTMEM_ORIGIN_ENVIRONMENT:
+		return "NTMEM_TUNABLES";
+	case NTMEM_ORIGIN_PROFILE:
+		snprintf(buf, len, "profile %s", st->profile_path);
+		return buf;
+	case NTMEM_ORIGIN_DEFAULT:
+		break;
+	}
+	snprintf(buf, len, "built-in: %s", l->default_how);
+	return buf;
+}
+
+/* "[513 B, 32 KiB)" or "[64 MiB, ...)". */
+static const char *range_text(size_t from, size_t to, char *buf, size_t len)
+{
+	char a[32], b[32];
+	ntm_format_size(from, a, sizeof a);
+	if (to == SIZE_MAX)
+		snprintf(buf, len, "[%s, ...)", a);
+	else
+		snprintf(buf, len, "[%s, %s)", a, ntm_format_size(to, b, sizeof b));
+	return buf;
+}
+
+static void print_caches(const struct ntmem_cpu_info *cpu)
+{
+	const struct ntmem_cache_sizes *c[3] = {&cpu->cpuid, &cpu->sysfs,
+						&cpu->planned};
+	char s[3][32];
+	/* Off x86 the first column is what the CPU's own registers give. */
+	printf("\nCaches         %-12s %-12s %s\n",
+	       strcmp(cpu->arch, "x86_64") ? "CPU" : "CPUID", "sysfs", "planned");
+	const char *level[3] = {"L1d", "L2", "L3"};
+	for (int l = 0; l < 3; l++) {
+		for (int k = 0; k < 3; k++) {
+			size_t x = l == 0 ? c[k]->l1d : l == 1 ? c[k]->l2 : c[k]->l3;
+			if (x)
+				ntm_format_size(x, s[k], sizeof s[k]);
+			else
+				snprintf(s[k], sizeof s[k], "unknown");
+		}
+		printf("  %-12s %-12s %-12s %s\n", level[l], s[0], s[1], s[2]);
+	}
+	printf("  %-12s %-12u %-12u %u\n", "L3 shared by", c[0]->l3_shared_by,
+	       c[1]->l3_shared_by, c[2]->l3_shared_by);
+	printf("  planned      %s\n", cpu->planned_how);
+}
+
+static void print_ladder(enum ntmem_class cls)
+{
+	struct ntmem_ladder_info l;
+	char a[32], range[64];
+	ntmem_ladder_info(cls, &l);
+	printf("  %s (small path up to %s: %s)\n", class_names[cls],
+	       ntm_format_size(l.small_max, a, sizeof a), l.small_path);
+	for (int i = 0; i < l.nrungs; i++) {
+		const struct ntmem_rung *r = &l.rung[i];
+		printf("    %-11s %-22s %s\n", variant_name(r->variant),
+		       range_text(r->from, r->to, range, sizeof range),
+		       origin_word(r->origin));
+	}
+	printf("    %-11s %-22s %s\n", variant_name(l.streaming),
+	       "NTMEM_F_NONTEMPORAL", origin_word(l.streaming_origin));
+}
+
+static void print_text(void)
+{
+	struct ntmem_cpu_info cpu;
+	struct ntmem_policy_status st;
+	char a[32];
+	ntmem_cpu_info(&cpu);
+	ntmem_policy_status(&st);
+
+	printf("ntmem %s\n\nCPU\n", ntmem_version());
+	printf("  arch         %s\n", cpu.arch);
+	printf("  vendor       %s\n", cpu.vendor[0] ? cpu.vendor : "unknown");
+	printf("  model        %s (family %u, model %u, stepping %u)\n",
+	       cpu.brand[0] ? cpu.brand : "unknown", cpu.family, cpu.model,
+	       cpu.stepping);
+	printf("  features     %s\n", cpu.features[0] ? cpu.features : "none");
+	for (const char *m = cpu.missing; *m;) {
+		size_t n = strcspn(m, "\n");
+		printf("  missing      %.*s\n", (int)n, m);
+		m += n + (m[n] == '\n');
+	}
+	printf("  online CPUs  %u\n", cpu.online_cpus);
+	print_caches(&cpu);
+
+	for (int op = 0; op < 2; op++) {
+		printf("\nVariants: %s\n", op_names[op]);
+		for (int id = 0; id < ntmem_variant_count(); id++) {
+			struct ntmem_variant_info v;
+			ntmem_variant_info(id, &v);
+			if ((int)v.op != op)
+				continue;
+			printf("  %-11s %-9s %-4s %s", v.name, ntmem_role_name(v.role),
+			       v.supported ? "yes" : "no", v.description);
+			const char *guard = ntmem_variant_guarded_by(id);
+			if (!v.supported)
+				printf(" [%s]", v.why_unsupported);
+			else if (guard && strcmp(guard, v.name))
+				printf(" [safe calls: %s]", guard);
+			printf("\n");
+		}
+	}
+
+	printf("\nPolicy%s: per call class, the variant for each size range\n",
+	       st.ready ? "" : " (not built yet: baseline only)");
+	for (int cls = 0; cls < 3; cls++)
+		print_ladder(cls);
+	struct ntmem_ladder_info set, copy;
+	ntmem_ladder_info(NTMEM_CLASS_SET_ZERO, &set);
+	ntmem_ladder_info(NTMEM_CLASS_COPY, &copy);
+	printf("  built-in     memset: %s\n", set.default_how);
+	printf("               memcpy: %s\n", copy.default_how);
+	printf("  profile      %s%s%s\n", st.profile_path ? st.profile_path : "",
+	       st.profile_path ? ": " : "", st.profile_status);
+	struct ntmem_parallel_info pi;
+	ntmem_parallel_info(&pi);
+	printf("  parallel     %u thread%s (%s), at least %s each; %u CPU%s "
+	       "allowed\n", pi.threads, pi.threads == 1 ? "" : "s",
+	       pi.threads_how, ntm_format_size(pi.min_chunk, a, sizeof a),
+	       pi.cpus_allowed, pi.cpus_allowed == 1 ? "" : "s");
+	printf("  shim         %s\n", ntmem_preloaded()
+	       ? "libntmem-preload.so serves this process's memset and memcpy"
+	       : "not active");
+	printf("  tunables     %s\n",
+	       st.tunables ? st.tunables : "(NTMEM_TUNABLES not set)");
+
+	printf("\nIgnored settings\n");
+	if (!ntmem_policy_ignored(0))
+		printf("  none\n");
+	for (int i = 0; ntmem_policy_ignored(i); i++)
+		printf("  %s\n", ntmem_policy_ignored(i));
+}
+
+static void json_caches(struct json *j, const char *key,
+			const struct ntmem_cache_sizes *c)
+{
+	json_object(j, key);
+	json_uint(j, "l1d", c->l1d);
+	json_uint(j, "l2", c->l2);
+	json_uint(j, "l3", c->l3);
+	json_uint(j, "l3_shared_by", c->l3_shared_by);
+	json_end(j);
+}
+
+static void json_size_or_null(struct json *j, const char *key, size_t n)
+{
+	if (n == SIZE_MAX)
+		json_null(j, key);
+	else
+		json_uint(j, key, n);
+}
+
+static void json_ladder(struct json *j, enum ntmem_class cls,
+			const struct ntmem_policy_status *st)
+{
+	struct ntmem_ladder_info l;
+	char buf[1400];
+	ntmem_ladder_info(cls, &l);
+	json_object(j, class_keys[cls]);
+	json_uint(j, "small_max", l.small_max);
+	json_string(j, "small_path", l.small_path);
+	json_array(j, "rungs");
+	for (int i = 0; i < l.nrungs; i++) {
+		const struct ntmem_rung *r = &l.rung[i];
+		json_object(j, NULL);
+		json_string(j, "variant", variant_name(r->variant));
+		json_uint(j, "from", r->from);
+		json_size_or_null(j, "to", r->to);
+		json_string(j, "origin", ntmem_origin_name(r->origin));
+		json_string(j, "detail", origin_text(r->origin, &l, st, buf,
+						     sizeof buf));
+		json_end(j);
+	}
+	json_end(j);
+	json_object(j, "nontemporal");
+	json_string(j, "variant", variant_name(l.streaming));
+	json_string(j, "origin", ntmem_origin_name(l.streaming_origin));
+	json_end(j);
+	json_end(j);
+}
+
+static void json_lines(struct json *j, const char *key, const char *text)
+{
+	json_array(j, key);
+	for (const char *m = text; *m;) {
+		char line[256];
+		size_t n = strcspn(m, "\n");
+		snprintf(line, sizeof line, "%.*s", (int)n, m);
+		json_string(j, NULL, line);
+		m += n + (m[n] == '\n');
+	}
+	json_end(j);
+}
+
+static void print_json(void)
+{
+	struct ntmem_cpu_info cpu;
+	struct ntmem_policy_status st;
+	ntmem_cpu_info(&cpu);
+	ntmem_policy_status(&st);
+	struct json j;
+	json_start(&j, stdout);
+	json_string(&j, "version", ntmem_version());
+
+	json_object(&j, "cpu");
+	json_string(&j, "arch", cpu.arch);
+	json_string(&j, "vendor", cpu.vendor);
+	json_string(&j, "brand", cpu.brand);
+	json_uint(&j, "family", cpu.family);
+	json_uint(&j, "model", cpu.model);
+	json_uint(&j, "stepping", cpu.stepping);
+	char features[256];
+	snprintf(features, sizeof features, "%s", cpu.features);
+	json_array(&j, "features");
+	for (char *save = NULL, *f = strtok_r(features, " ", &save); f;
+	     f = strtok_r(NULL, " ", &save))
+		json_string(&j, NULL, f);
+	json_end(&j);
+	json_lines(&j, "missing", cpu.missing);
+	json_uint(&j, "online_cpus", cpu.online_cpus);
+	json_end(&j);
+
+	json_object(&j, "caches");
+	json_caches(&j, "cpuid", &cpu.cpuid);
+	json_caches(&j, "sysfs", &cpu.sysfs);
+	json_caches(&j, "planned", &cpu.planned);
+	json_string(&j, "planned_how", cpu.planned_how);
+	json_end(&j);
+
+	json_array(&j, "variants");
+	for (int id = 0; id < ntmem_variant_count(); id++) {
+		struct ntmem_variant_info v;
+		ntmem_variant_info(id, &v);
+		json_object(&j, NULL);
+		json_uint(&j, "id", (unsigned)id);
+		json_string(&j, "name", v.name);
+		json_string(&j, "op", op_names[v.op]);
+		json_string(&j, "role", ntmem_role_name(v.role));
+		json_int(&j, "rank", v.rank);
+		json_bool(&j, "streaming", v.streaming);
+		json_bool(&j, "zero_only", v.zero_only);
+		json_string(&j, "requires", v.requires);
+		json_bool(&j, "supported", v.supported);
+		json_string(&j, "why_unsupported", v.why_unsupported);
+		json_string(&j, "description", v.description);
+		json_string(&j, "guarded_by", ntmem_variant_guarded_by(id));
+		json_end(&j);
+	}
+	json_end(&j);
+
+	json_object(&j, "policy");
+	json_bool(&j, "ready", st.ready);
+	for (int cls = 0; cls < 3; cls++)
+		json_ladder(&j, cls, &st);
+	json_end(&j);
+
+	json_object(&j, "profile");
+	json_string(&j, "path", st.profile_path);
+	json_string(&j, "status", st.profile_status);
+	json_bool(&j, "loaded", st.profile_loaded);
+	json_end(&j);
+	json_string(&j, "tunables", st.tunables);
+	json_bool(&j, "preloaded", ntmem_preloaded());
+	struct ntmem_parallel_info pi;
+	ntmem_parallel_info(&pi);
+	json_object(&j, "parallel");
+	json_uint(&j, "threads", pi.threads);
+	json_string(&j, "threads_how", pi.threads_how);
+	json_uint(&j, "min_chunk", pi.min_chunk);
+	json_uint(&j, "cpus_allowed", pi.cpus_allowed);
+	json_uint(&j, "nodes", pi.nodes);
+	json_end(&j);
+	json_array(&j, "ignored");
+	for (int i = 0; ntmem_policy_ignored(i); i++)
+		json_string(&j, NULL, ntmem_policy_ignored(i));
+	json_end(&j);
+	json_finish(&j);
+}
+
+int cmd_info(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"json", no_argument, NULL, 'j'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	int json = 0, c;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":jh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'j':
+			json = 1;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			cli_option_error(c, argv);
+		}
+	}
+	cli_no_operands(argc, argv);
+	if (json)
+		print_json();
+	else
+		print_text();
+	return 0;
+}
