@@ -77,9 +77,21 @@ $(O)/tools/%.o: tools/%.c
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -Itools -c -o $@ $<
 
-$(O)/%.o: %.S
+# The assembly takes its constants from C: src/asm_constants.c, compiled
+# to assembly only, leaves "->NAME value" lines that become ".set NAME,
+# value" in $(GEN)/asm_constants.h (the Linux kernel's asm-offsets).
+GEN := $(O)/gen
+$(GEN)/asm_constants.h: src/asm_constants.c
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+	$(CC) $(CPPFLAGS) $(CFLAGS) -S -o $(GEN)/asm_constants.s $<
+	sed -n 's/.*->\([A-Za-z_0-9]*\) \([0-9-]*\).*/.set \1, \2/p' \
+		$(GEN)/asm_constants.s >$@.tmp
+	@test -s $@.tmp || { echo "$@: no constants found" >&2; exit 1; }
+	mv $@.tmp $@
+
+$(O)/%.o: %.S $(GEN)/asm_constants.h
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -I$(GEN) -c -o $@ $<
 
 $(STATIC): $(LIB_OBJ)
 	rm -f $@
@@ -218,4 +230,5 @@ clean:
 .PHONY: all tests test check bench install clean fuzz
 .SECONDARY:
 
--include $(LIB_OBJ:.o=.d) $(TOOL_OBJ:.o=.d) $(O)/tests/harness.d
+-include $(LIB_OBJ:.o=.d) $(TOOL_OBJ:.o=.d) $(PRELOAD_OBJ:.o=.d) \
+	$(TESTS:=.d) $(O)/tests/harness.d $(GEN)/asm_constants.d

@@ -126,7 +126,7 @@ elif install_if_missing qemu-x86_64 qemu-user; then
 		NTMEM_TEST_QUICK=1 NTMEM_EXPECT_CPU=$expect TEST_LOG_SUFFIX=-$expect \
 			TEST_WRAPPER="qemu-x86_64 -cpu $cpu" \
 			tests/run.sh build/gcc test_dispatch test_api test_variants test_small \
-				test_safe test_preload
+				test_safe test_safe_handler test_safe_edges test_preload
 	done
 else
 	skip_stage "qemu-x86_64 is missing and could not be installed (apt-get install qemu-user)"

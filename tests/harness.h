@@ -37,8 +37,6 @@ struct guarded {
 int t_guarded_alloc(struct guarded *g, size_t cap);
 void t_guarded_free(struct guarded *g);
 
-#endif
-
 /*
  * A strict JSON parser (RFC 8259) for checking the tool's --json output.
  * t_json_parse returns NULL and describes the first error in err.
@@ -115,3 +113,5 @@ const char *t_file_text(const char *path);
 /* Entries of dir whose names start with prefix, or -1 if dir cannot be
  * read. */
 int t_count_prefixed(const char *dir, const char *prefix);
+
+#endif

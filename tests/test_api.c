@@ -11,8 +11,8 @@
 
 #include "harness.h"
 #include "ntmem.h"
+#include "util/size.h"
 
-#define MiB ((size_t)1 << 20)
 #define CANARY 64
 
 static struct guarded buf, ref;

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "dispatch/cpu.h"
+#include "variants/sysreg.h"
 #include "harness.h"
 #include "ntmem.h"
 

@@ -10,9 +10,8 @@
 #include "dispatch/ladder.h"
 #include "dispatch/policy.h"
 #include "dispatch/registry.h"
+#include "util/size.h"
 
-#define KiB ((size_t)1 << 10)
-#define MiB ((size_t)1 << 20)
 
 static struct policy pol;  /* large: keep it off the stack */
 

@@ -25,9 +25,8 @@
 #include "variants/libc.h"
 #include "ntmem.h"
 #include "parallel/pool.h"
+#include "util/size.h"
 
-#define KiB ((size_t)1 << 10)
-#define MiB ((size_t)1 << 20)
 #define CANARY 64
 
 static struct guarded buf, ref, src;

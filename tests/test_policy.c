@@ -18,9 +18,8 @@
 #include "dispatch/policy.h"
 #include "dispatch/profile.h"
 #include "dispatch/registry.h"
+#include "util/size.h"
 
-#define KiB ((size_t)1 << 10)
-#define MiB ((size_t)1 << 20)
 
 static const char *dir;  /* the scratch directory */
 static struct policy pol;  /* large: keep it off the stack */

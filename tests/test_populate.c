@@ -21,9 +21,8 @@
 #include "ntmem.h"
 #include "parallel/parallel.h"
 #include "parallel/pool.h"
+#include "util/size.h"
 
-#define KiB ((size_t)1 << 10)
-#define MiB ((size_t)1 << 20)
 
 static size_t page;
 

@@ -9,10 +9,8 @@
 
 #include "harness.h"
 #include "parallel/split.h"
+#include "util/size.h"
 
-#define KiB ((size_t)1 << 10)
-#define MiB ((size_t)1 << 20)
-#define GiB ((size_t)1 << 30)
 
 static const size_t write_grains[] = {2 * MiB, 4 * KiB, 64};
 static const size_t fault_grains[] = {GiB, 2 * MiB, 4 * KiB};

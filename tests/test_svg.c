@@ -14,10 +14,8 @@
 
 #include "harness.h"
 #include "output/svg.h"
+#include "util/size.h"
 
-#define KiB 1024.0
-#define MiB (1024.0 * KiB)
-#define GiB (1024.0 * MiB)
 
 struct out {
 	char *buf;
@@ -440,9 +438,9 @@ static void test_log2_labels(void)
 	}
 	free(o.buf);
 
-	x[0] = 4 * KiB;
-	x[1] = 64 * KiB;
-	x[2] = 256 * MiB;
+	x[0] = (double)(4 * KiB);
+	x[1] = (double)(64 * KiB);
+	x[2] = (double)(256 * MiB);
 	s[0].count = 3;
 	o = render(&p);
 	if (check_doc("log2 small labels", &o))
@@ -510,7 +508,7 @@ static void test_layouts(void)
 	}
 	free(o.buf);
 
-	double one_x[] = { 1 * MiB }, ya[] = { 12.5 }, yb[] = { 30 };
+	double one_x[] = { (double)MiB }, ya[] = { 12.5 }, yb[] = { 30 };
 	struct plot_series two[] = {
 		{ "stosb", 1, one_x, ya, 0 },
 		{ "nt_avx512", 1, one_x, yb, 1 },

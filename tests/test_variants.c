@@ -13,9 +13,9 @@
 
 #include "harness.h"
 #include "ntmem.h"
+#include "util/size.h"
 
 #define CANARY 64
-#define MiB ((size_t)1 << 20)
 #define LARGE_MAX (64 * MiB)
 
 static const int values[] = {0, 0xff, 0x5a, 0x01, 0x80, 0x7f, -1, 0x1234};

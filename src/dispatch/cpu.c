@@ -427,12 +427,6 @@ void ntm_cpu_plan(const struct cpu *cpu, struct cache_plan *plan)
 	}
 }
 
-unsigned ntm_dczva_block(uint64_t dczid)
-{
-	unsigned bs = (unsigned)(dczid & 0xf);
-	return bs <= 9 ? 4u << bs : 0;
-}
-
 #if defined(__aarch64__)
 /* Names for MIDR_EL1's implementer codes and for a few parts servers
  * use; anything else is shown by number. */

@@ -5,35 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Features a variant may require.  A bit is set in cpu.usable only when
- * the CPU reports it and, for vector state, the OS has enabled it (XCR0). */
-enum cpu_feature {
-	CPU_SSE2      = 1u << 0,
-	CPU_AVX       = 1u << 1,
-	CPU_AVX2      = 1u << 2,
-	CPU_AVX512F   = 1u << 3,
-	CPU_AVX512BW  = 1u << 4,
-	CPU_ERMS      = 1u << 5,
-	CPU_FSRM      = 1u << 6,
-	CPU_MOVDIR64B = 1u << 7,
-	CPU_CLZERO    = 1u << 8,
-	CPU_AVX512VL  = 1u << 9,
-	/* AArch64 (from HWCAP and DCZID_EL0, not CPUID): */
-	CPU_ASIMD     = 1u << 10,  /* Advanced SIMD (NEON) */
-	CPU_DCZVA     = 1u << 11,  /* DC ZVA; usable: DCZID_EL0.DZP clear */
-	CPU_FEATURE_END = 1u << 12
-};
-
-/* Features every CPU of this architecture has: SSE2 is part of x86-64;
- * Advanced SIMD of every AArch64 Linux system (the kernel's ABI and the
- * compiler's default target both assume it). */
-#if defined(__x86_64__)
-#define NTM_ARCH_BASELINE CPU_SSE2
-#elif defined(__aarch64__)
-#define NTM_ARCH_BASELINE CPU_ASIMD
-#else
-#define NTM_ARCH_BASELINE 0u
-#endif
+#include "variants/features.h"
 
 struct cache_info {
 	size_t l1d, l2, l3;     /* bytes; 0 when unknown */
@@ -59,26 +31,12 @@ struct cpu {
 	unsigned dline;                  /* smallest data cache line (CTR_EL0) */
 };
 
-/* Code that runs before the sanitizers' runtimes are set up. */
-#if defined(__clang__)
-#define NTM_NO_SANITIZE __attribute__((no_sanitize("address", "undefined", "thread")))
-#elif defined(__GNUC__)
-#define NTM_NO_SANITIZE __attribute__((no_sanitize("address", "undefined", "thread")))
-#endif
-
 #if defined(__x86_64__) || defined(__i386__)
 /* The enum cpu_feature bits CPUID reports, into *reported, and returns
  * those the OS supports as well; XCR0 into *xcr0 (0 without OSXSAVE).
  * Safe in an IFUNC resolver: no library call, no instrumentation. */
 unsigned ntm_cpu_probe(unsigned *reported, uint64_t *xcr0);
 #endif
-
-/* DC ZVA's block size in bytes as DCZID_EL0 states it (4 << BS), or 0
- * when BS is above the Arm ARM's largest, 2 KiB.  DZP is not looked at
- * here: it says whether the instruction may be used, not how big its
- * block is.  Pure, for tests. */
-unsigned ntm_dczva_block(uint64_t dczid);
-#define NTM_DCZID_DZP (1u << 4)
 
 /* The CPU this process runs on.  Thread-safe; detects on first call. */
 const struct cpu *ntm_cpu(void);

@@ -12,13 +12,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "entry/entry.h"
 #include "variants/libc.h"
 #include "profile.h"
 #include "registry.h"
 #include "util/size.h"
+#include "width.h"
 
-#define MiB ((size_t)1 << 20)
 
 /* The built-in threshold is one thread's share of the last-level cache:
  * above it a clear or copy would evict more than its own share.  The
@@ -156,13 +155,11 @@ void ntm_policy_install(struct ladder *l, struct ladder *from,
  * they run inline, or NULL. */
 static const struct variant *entry_loop(enum ntmem_op op)
 {
-	const struct entry_width *w = ntm_entry_width();
+	enum ntm_width w = ntm_width_choose();
 	for (int id = 0; id < ntm_variant_count(); id++) {
 		const struct variant *v = ntm_variant(id);
-		if (v->op == op && v->role == NTMEM_ROLE_VECTOR &&
-		    !ntm_variant_unsupported(v) &&
-		    (op == NTMEM_OP_SET ? (void *)v->set == (void *)w->cached_set
-					: (void *)v->copy == (void *)w->cached_copy))
+		if (v->op == op && v->inline_width == w &&
+		    !ntm_variant_unsupported(v))
 			return v;
 	}
 	return NULL;
@@ -268,6 +265,8 @@ void ntm_policy_build(struct policy *p, const struct cpu *cpu,
 		ntm_apply_tunables(p, tunables);
 	}
 }
+
+size_t ntm_inline_max[2];
 
 /* Let the entry points run their own loop inline as far as every ladder
  * of the operation starts with it. */

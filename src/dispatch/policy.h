@@ -61,6 +61,12 @@ static inline const struct policy *ntm_policy_ready(void)
  * caller is the process's only thread using ntmem. */
 void ntm_policy_trial(enum ntmem_op op, const struct variant *v);
 
+/* Per operation (enum ntmem_op), the size up to which the entry points
+ * run their own vector loop instead of asking the ladder: set whenever a
+ * policy is installed, to where every ladder of the operation starts with
+ * that loop (0: nowhere).  Read by the entry points' assembly. */
+extern size_t ntm_inline_max[2] NTM_HIDDEN;
+
 /* The variant a call of op beyond the small path uses: its ladder's for
  * n and flags (valid), or the baseline before the policy is built. */
 static inline const struct variant *ntm_choose(enum ntmem_op op, int c,

@@ -6,23 +6,21 @@
 #define DECLARE_WIDTH(w)                                                     \
 	void *ntm_entry_set_##w(void *, int, size_t);                        \
 	void *ntm_entry_copy_##w(void *, const void *, size_t);              \
-	void *ntm_entry_set_flags_##w(void *, int, size_t, unsigned);        \
-	void *ntm_entry_copy_flags_##w(void *, const void *, size_t, unsigned); \
-	void *ntm_cached_set_##w(void *, int, size_t);                       \
-	void *ntm_cached_copy_##w(void *, const void *, size_t)
+	set_flags_fn ntm_entry_set_flags_##w;                                \
+	copy_flags_fn ntm_entry_copy_flags_##w
 
-#define WIDTH_TABLE(w, vec_bytes, name)                                       \
+/* Up to 8 vectors without a loop: entry_x86_64.S's size classes. */
+#define WIDTH_TABLE(w, W, vec_bytes, name)                                    \
 	const struct entry_width ntm_entry_##w = {                           \
-		ntm_entry_set_##w, ntm_entry_copy_##w, ntm_entry_set_flags_##w, \
-		ntm_entry_copy_flags_##w, 8 * (vec_bytes), name,             \
-		ntm_cached_set_##w, ntm_cached_copy_##w}
+		NTM_WIDTH_##W, ntm_entry_set_##w, ntm_entry_copy_##w,        \
+		ntm_entry_set_flags_##w, ntm_entry_copy_flags_##w,           \
+		8 * (vec_bytes), name}
 
 DECLARE_WIDTH(sse2);
 DECLARE_WIDTH(avx2);
-DECLARE_WIDTH(evex);
+DECLARE_WIDTH(avx512);
 
-/* Up to 8 vectors without a loop: entry_x86_64.S's size classes. */
-WIDTH_TABLE(sse2, 16, "SSE2 stores");
-WIDTH_TABLE(avx2, 32, "AVX2 stores");
-WIDTH_TABLE(evex, 64, "AVX-512 stores");
+WIDTH_TABLE(sse2, SSE2, 16, "SSE2 stores");
+WIDTH_TABLE(avx2, AVX2, 32, "AVX2 stores");
+WIDTH_TABLE(avx512, AVX512, 64, "AVX-512 stores");
 #endif

@@ -4,13 +4,15 @@
  *
  *   sse2  16-byte XMM0-7
  *   avx2  32-byte YMM0-7, VZEROUPPER before returning
- *   evex  64-byte ZMM16-23 (AVX-512F/BW/VL): registers above 15 leave no
+ *   avx512 64-byte ZMM16-23 (AVX-512F/BW/VL): registers above 15 leave no
  *         dirty upper state, so no VZEROUPPER is needed, as in glibc
  *
  * Per width W:
- *   ntm_cached_set_W, ntm_cached_copy_W     the registry's vec_* variants
  *   ntm_entry_set_W, ntm_entry_copy_W       ntmem_set, ntmem_copy
  *   ntm_entry_set_flags_W, ntm_entry_copy_flags_W
+ *
+ * They run the cached loops of variants/cached_x86_64.S (the vec_*
+ * variants) inline, from the same macros.
  *
  * Size classes: below one vector, words and narrower vectors, two
  * overlapping stores each; up to 2, 4 and 8 vectors, that many unaligned
@@ -29,62 +31,11 @@
  * ladder too, which moves them with memmove.
  */
 
-#define NTMEM_F_NONTEMPORAL 2
-
+/* The constants, from the C that owns them (src/asm_constants.c). */
+#include "asm_constants.h"
 #include "variants/classes_x86_64.h"
 
 	.text
-
-/* Return; on the AVX2 width after clearing the upper YMM state. */
-.macro RETURN vzu
-	.if \vzu
-	vzeroupper
-	.endif
-	ret
-.endm
-
-/* SET_SIZES: rdi = dst, rdx = n, \r0 = c in every byte, rax = dst.
- * Handles n <= 8 vectors and returns; larger n falls through. */
-.macro SET_SIZES w, V, movu, r0, h32, h16, movh, qword, vzu
-	SET_SMALL \V, \movu, \r0, \h32, \h16, \movh, \qword, %rdi, %rdx, RETURN, \vzu, .Lset_above8_\w
-.Lset_above8_\w:
-.endm
-
-/* SET_LOOP: n > 8 vectors; stores everything and returns. */
-.macro SET_LOOP V, movu, mova, r0, vzu
-	SET_4V	\V, \movu, \r0, %rdi
-	SET_4V	\V, \movu, \r0, %rdi, %rdx
-	/* Aligned from within the first 4 vectors up to the last 4. */
-	lea	4*\V(%rdi), %rcx
-	and	$-\V, %rcx
-	lea	-4*\V(%rdi,%rdx), %rdx
-	SET_BLOCKS \V, \mova, \r0, %rdx
-	RETURN	\vzu
-.endm
-
-/* COPY_SIZES: rdi = dst, rsi = src, rdx = n, rax = dst.  Handles
- * n <= 8 vectors (loads before stores) and returns; larger n falls
- * through. */
-.macro COPY_SIZES w, V, movu, r0, r1, r2, r3, r4, r5, r6, r7, h32a, h32b, h16a, h16b, movh, vzu
-	COPY_SMALL \V, \movu, \r0, \r1, \r2, \r3, \r4, \r5, \r6, \r7, \h32a, \h32b, \h16a, \h16b, \movh, %rdi, %rsi, %rdx, 0, RETURN, \vzu, .Lcopy_above8_\w
-.Lcopy_above8_\w:
-.endm
-
-/* COPY_LOOP: n > 8 vectors, buffers apart; copies and returns. */
-.macro COPY_LOOP V, movu, mova, r0, r1, r2, r3, r4, r5, r6, r7, vzu
-	LOAD_8V	\V, \movu, \r0, \r1, \r2, \r3, \r4, \r5, \r6, \r7, %rsi, %rdx
-	STORE_4V \V, \movu, \r0, \r1, \r2, \r3, %rdi
-	/* rcx: aligned dst from within the first 4 vectors; r8: src - dst;
-	 * r9: dst + n - 4 vectors, where the last 4 (held in r4-r7) go. */
-	lea	4*\V(%rdi), %rcx
-	and	$-\V, %rcx
-	mov	%rsi, %r8
-	sub	%rdi, %r8
-	lea	-4*\V(%rdi,%rdx), %r9
-	COPY_BLOCKS \V, \movu, \mova, \r0, \r1, \r2, \r3, %r9
-	STORE_4V \V, \movu, \r4, \r5, \r6, \r7, %r9
-	RETURN	\vzu
-.endm
 
 /* On to the ladder (ntm_set_large, ntm_copy_large) with no flags. */
 .macro TO_LADDER op, vzu
@@ -114,42 +65,30 @@ FUNCTION ntm_entry_\op\()_flags_\w
 .endm
 
 /*
- * WIDTH instantiates the six functions of one width.  bcast: a macro that
- * fills \r0 with the byte in %esi; qword: one that copies 8 bytes of
- * \r0 into the named general register.
+ * ENTRY instantiates the four entry points of one width (FOR_EACH_WIDTH
+ * gives the arguments).  Past the small path they run the width's cached
+ * loop up to ntm_inline_max[op], the policy's limit, else go to the
+ * ladder.
  */
-.macro WIDTH w, V, movu, mova, r0, r1, r2, r3, r4, r5, r6, r7, h32a, h32b, h16a, h16b, movh, bcast, qword, vzu
-
-FUNCTION ntm_cached_set_\w
-	mov	%rdi, %rax
-	\bcast
-	SET_SIZES \w\()_c, \V, \movu, \r0, \h32a, \h16a, \movh, \qword, \vzu
-	SET_LOOP \V, \movu, \mova, \r0, \vzu
-	.size	ntm_cached_set_\w, .-ntm_cached_set_\w
+.macro ENTRY w, V, movu, mova, movnt, r0, r1, r2, r3, r4, r5, r6, r7, h32a, h32b, h16a, h16b, movh, bcast, qword, vzu
 
 FUNCTION ntm_entry_set_\w
 	mov	%rdi, %rax
 	\bcast
-	SET_SIZES \w\()_e, \V, \movu, \r0, \h32a, \h16a, \movh, \qword, \vzu
-	cmp	ntm_inline_max(%rip), %rdx
+	CACHED_SET_SIZES \w\()_e, \V, \movu, \r0, \h32a, \h16a, \movh, \qword, \vzu
+	cmp	ntm_inline_max+INLINE_MAX_SET(%rip), %rdx
 	ja	.Lset_large_\w
-	SET_LOOP \V, \movu, \mova, \r0, \vzu
+	CACHED_SET_LOOP \V, \movu, \mova, \r0, \vzu
 .Lset_large_\w:
 	TO_LADDER set, \vzu
 	.size	ntm_entry_set_\w, .-ntm_entry_set_\w
 
 	FLAGS_ENTRY set, \w, \V
 
-FUNCTION ntm_cached_copy_\w
-	mov	%rdi, %rax
-	COPY_SIZES \w\()_c, \V, \movu, \r0, \r1, \r2, \r3, \r4, \r5, \r6, \r7, \h32a, \h32b, \h16a, \h16b, \movh, \vzu
-	COPY_LOOP \V, \movu, \mova, \r0, \r1, \r2, \r3, \r4, \r5, \r6, \r7, \vzu
-	.size	ntm_cached_copy_\w, .-ntm_cached_copy_\w
-
 FUNCTION ntm_entry_copy_\w
 	mov	%rdi, %rax
-	COPY_SIZES \w\()_e, \V, \movu, \r0, \r1, \r2, \r3, \r4, \r5, \r6, \r7, \h32a, \h32b, \h16a, \h16b, \movh, \vzu
-	cmp	ntm_inline_max+8(%rip), %rdx
+	CACHED_COPY_SIZES \w\()_e, \V, \movu, \r0, \r1, \r2, \r3, \r4, \r5, \r6, \r7, \h32a, \h32b, \h16a, \h16b, \movh, \vzu
+	cmp	ntm_inline_max+INLINE_MAX_COPY(%rip), %rdx
 	ja	.Lcopy_large_\w
 	/* Overlap: dst - src < n or src - dst < n (unsigned). */
 	mov	%rdi, %r8
@@ -160,7 +99,7 @@ FUNCTION ntm_entry_copy_\w
 	sub	%rdi, %r8
 	cmp	%rdx, %r8
 	jb	.Lcopy_large_\w
-	COPY_LOOP \V, \movu, \mova, \r0, \r1, \r2, \r3, \r4, \r5, \r6, \r7, \vzu
+	CACHED_COPY_LOOP \V, \movu, \mova, \r0, \r1, \r2, \r3, \r4, \r5, \r6, \r7, \vzu
 .Lcopy_large_\w:
 	TO_LADDER copy, \vzu
 	.size	ntm_entry_copy_\w, .-ntm_entry_copy_\w
@@ -168,8 +107,6 @@ FUNCTION ntm_entry_copy_\w
 	FLAGS_ENTRY copy, \w, \V
 .endm
 
-WIDTH sse2, 16, movdqu, movdqa, %xmm0, %xmm1, %xmm2, %xmm3, %xmm4, %xmm5, %xmm6, %xmm7, none, none, none, none, movdqu, BCAST_SSE2, QWORD_SSE2, 0
-WIDTH avx2, 32, vmovdqu, vmovdqa, %ymm0, %ymm1, %ymm2, %ymm3, %ymm4, %ymm5, %ymm6, %ymm7, none, none, %xmm0, %xmm1, vmovdqu, BCAST_AVX2, QWORD_AVX2, 1
-WIDTH evex, 64, vmovdqu64, vmovdqa64, %zmm16, %zmm17, %zmm18, %zmm19, %zmm20, %zmm21, %zmm22, %zmm23, %ymm16, %ymm17, %xmm16, %xmm17, vmovdqu64, BCAST_EVEX, QWORD_EVEX, 0
+	FOR_EACH_WIDTH ENTRY
 
 	.section .note.GNU-stack, "", @progbits

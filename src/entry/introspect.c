@@ -3,7 +3,7 @@
 #include <errno.h>
 #include <stdint.h>
 
-#include "args.h"
+#include "dispatch/args.h"
 #include "entry.h"
 #include "ntmem.h"
 #include "dispatch/policy.h"
@@ -66,7 +66,7 @@ int ntmem_policy_choice(enum ntmem_op op, int c, size_t n, unsigned flags)
 		errno = EINVAL;
 		return -1;
 	}
-	if (n <= ntm_entry_width()->small_max && !(flags & NTMEM_F_NONTEMPORAL))
+	if (ntm_entry_small(n, ntm_entry_width()->small_max, flags))
 		return NTMEM_SMALL_PATH;
 	return ntm_variant_id(ntm_choose(op, c, n, flags));
 }

@@ -7,12 +7,13 @@
 
 #include "dispatch/cpu.h"
 #include "entry.h"
-#include "args.h"
-#include "fence.h"
+#include "dispatch/args.h"
+#include "variants/fence.h"
 #include "variants/libc.h"
 #include "parallel/parallel.h"
 #include "dispatch/policy.h"
 #include "dispatch/registry.h"
+#include "dispatch/width.h"
 
 
 const char *ntmem_version(void)
@@ -22,8 +23,6 @@ const char *ntmem_version(void)
 	return STR(NTMEM_VERSION_MAJOR) "." STR(NTMEM_VERSION_MINOR) "." STR(
 		NTMEM_VERSION_PATCH);
 }
-
-size_t ntm_inline_max[2];
 
 /* Streaming calls and calls before the policy is built (v NULL), out of
  * line: cached calls then reach their variant as a tail call that saves
@@ -35,8 +34,7 @@ __attribute__((noinline)) static void *set_slow(const struct variant *v,
 	if (!v)
 		v = ntm_baseline(NTMEM_OP_SET, !!(flags & NTMEM_F_NONTEMPORAL));
 	v->set(dst, c, n);
-	if (ntm_streams(v) && !(flags & NTMEM_F_NOFENCE))
-		ntm_fence();
+	ntm_fence_after(ntm_streams(v), flags);
 	return dst;
 }
 
@@ -47,8 +45,7 @@ __attribute__((noinline)) static void *copy_slow(const struct variant *v,
 	if (!v)
 		v = ntm_baseline(NTMEM_OP_COPY, !!(flags & NTMEM_F_NONTEMPORAL));
 	v->copy(dst, src, n);
-	if (ntm_streams(v) && !(flags & NTMEM_F_NOFENCE))
-		ntm_fence();
+	ntm_fence_after(ntm_streams(v), flags);
 	return dst;
 }
 
@@ -75,23 +72,29 @@ void *ntm_copy_large(void *dst, const void *src, size_t n, unsigned flags)
 	return copy_slow(v, dst, src, n, flags);
 }
 
-#if defined(__x86_64__) && defined(__ELF__)
-/* The widest vector the CPU and OS run.  The AVX-512 entries broadcast a
- * byte (BW) into registers above 15 at every width (VL), and store below
- * one vector under a byte mask (BW). */
+/* The table of the width dispatch chooses: addresses only, computed
+ * without relocated data, so IFUNC resolvers may call it. */
 NTM_NO_SANITIZE const struct entry_width *ntm_entry_width(void)
 {
-	const unsigned evex = CPU_AVX512F | CPU_AVX512BW | CPU_AVX512VL;
-	unsigned reported;
-	uint64_t xcr0;
-	unsigned usable = ntm_cpu_probe(&reported, &xcr0);
-	if ((usable & evex) == evex)
-		return &ntm_entry_evex;
-	if (usable & CPU_AVX2)
+	switch (ntm_width_choose()) {
+#if defined(__x86_64__)
+	case NTM_WIDTH_AVX512:
+		return &ntm_entry_avx512;
+	case NTM_WIDTH_AVX2:
 		return &ntm_entry_avx2;
-	return &ntm_entry_sse2;
+	default:
+		return &ntm_entry_sse2;
+#elif defined(__aarch64__)
+	default:
+		return &ntm_entry_neon;
+#else
+	default:
+		return &ntm_entry_portable;
+#endif
+	}
 }
 
+#if defined(__x86_64__) && defined(__ELF__)
 /* IFUNC resolvers: the dynamic linker calls them once, before anything
  * else of the library runs, and the calls then go straight to the entry
  * of this CPU's width, as calls to glibc's memset do. */
@@ -128,37 +131,25 @@ static void *set_flagged(void *dst, int c, size_t n, unsigned flags)
 static void *copy_flagged(void *dst, const void *src, size_t n, unsigned flags)
 	__attribute__((ifunc("resolve_copy_flags")));
 #else
-/* One width per architecture: AArch64's NEON (part of every AArch64
- * Linux target), else plain C. */
-#if defined(__aarch64__)
-#define ENTRY ntm_entry_neon
-#else
-#define ENTRY ntm_entry_portable
-#endif
-
-const struct entry_width *ntm_entry_width(void)
-{
-	return &ENTRY;
-}
-
+/* One width per architecture: no choice at load. */
 void *ntmem_set(void *dst, int c, size_t n)
 {
-	return ENTRY.set(dst, c, n);
+	return ntm_entry_width()->set(dst, c, n);
 }
 
 void *ntmem_copy(void *dst, const void *src, size_t n)
 {
-	return ENTRY.copy(dst, src, n);
+	return ntm_entry_width()->copy(dst, src, n);
 }
 
 static void *set_flagged(void *dst, int c, size_t n, unsigned flags)
 {
-	return ENTRY.set_flags(dst, c, n, flags);
+	return ntm_entry_width()->set_flags(dst, c, n, flags);
 }
 
 static void *copy_flagged(void *dst, const void *src, size_t n, unsigned flags)
 {
-	return ENTRY.copy_flags(dst, src, n, flags);
+	return ntm_entry_width()->copy_flags(dst, src, n, flags);
 }
 #endif
 
@@ -219,8 +210,7 @@ void *ntmem_variant_set(int id, void *dst, int c, size_t n, unsigned flags)
 	if (n == 0)
 		return dst;
 	v->set(dst, c, n);
-	if (ntm_streams(v) && !(flags & NTMEM_F_NOFENCE))
-		ntm_fence();
+	ntm_fence_after(ntm_streams(v), flags);
 	return dst;
 }
 
@@ -237,7 +227,6 @@ void *ntmem_variant_copy(int id, void *dst, const void *src, size_t n,
 	if (n == 0)
 		return dst;
 	v->copy(dst, src, n);
-	if (ntm_streams(v) && !(flags & NTMEM_F_NOFENCE))
-		ntm_fence();
+	ntm_fence_after(ntm_streams(v), flags);
 	return dst;
 }

@@ -18,17 +18,16 @@
 #include <sched.h>
 #include <stdint.h>
 
-#include "entry/args.h"
-#include "entry/fence.h"
+#include "dispatch/args.h"
+#include "variants/fence.h"
 #include "variants/libc.h"
 #include "numa.h"
 #include "dispatch/policy.h"
 #include "pool.h"
 #include "dispatch/registry.h"
+#include "util/size.h"
 
 
-#define KiB ((size_t)1 << 10)
-#define MiB ((size_t)1 << 20)
 
 /* Parts of a clear or copy end on a 2 MiB page, else a 4 KiB page, else
  * a line: never two threads in one line. */
@@ -238,8 +237,7 @@ static void *write_extent(const struct request *r)
 		ntm_extent_run(&w, spans, nspans, parallel ? r->o.threads : 1,
 			       min_chunk, write_grains,
 			       sizeof write_grains / sizeof write_grains[0]);
-	if (nspans && ntm_streams(w.v) && !(flags & NTMEM_F_NOFENCE))
-		ntm_fence();
+	ntm_fence_after(nspans && ntm_streams(w.v), flags);
 	if (r->o.hot_len)
 		plain(r, r->o.hot_off, r->o.hot_len, NTMEM_F_TEMPORAL);
 	return r->dst;

@@ -13,7 +13,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "entry/fence.h"
+#include "variants/fence.h"
 
 /* Spins before sleeping: a worker between back-to-back calls, a caller
  * whose workers finish just after it.  A few microseconds, no more: two

@@ -20,7 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "entry/args.h"
+#include "dispatch/args.h"
 #include "dispatch/policy.h"
 #include "preload.h"
 #include "dispatch/registry.h"
@@ -140,7 +140,7 @@ static int put(const char *s, int len)
 	return 0;
 }
 
-/* "copy rung 1: nt_evex, 64 MiB to max", "small path (set_nonzero): up
+/* "copy rung 1: nt_avx512, 64 MiB to max", "small path (set_nonzero): up
  * to 512 B, AVX-512 stores" and the like. */
 static void slot_label(enum shim_fn f, int row, unsigned slot, char *buf,
 		       size_t len)

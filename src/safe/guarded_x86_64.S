@@ -28,7 +28,7 @@
  * loops are given buffers that do not overlap; safe.c splits overlapping
  * copies into pieces that do not).
  *
- * Per vector width (sse2: XMM0-7, avx: YMM0-7 and VZEROUPPER, evex:
+ * Per vector width (sse2: XMM0-7, avx2: YMM0-7 and VZEROUPPER, avx512:
  * ZMM16-23, which leave no dirty upper state) the macros below make:
  *
  *   ntm_safe_copy_W, ntm_safe_set_W      the public entry points (IFUNC
@@ -43,13 +43,9 @@
  * (src/safe/safe.h): rax = bytes not done, rdx = 0, FAULT_READ or FAULT_WRITE.
  */
 
-/* Must match include/ntmem.h and src/safe/safe.h (safe.c checks them). */
-#define NTMEM_F_TEMPORAL	0x1
-#define NTMEM_F_NOFENCE		0x4
-#define NTMEM_F_NOZEROFILL	0x100
-#define NTMEM_F_UNBLOCKED	0x200
-#define FAULT_READ		1
-#define FAULT_WRITE		2
+/* The flags, fault kinds and gate offsets, from the C that owns them
+ * (src/asm_constants.c). */
+#include "asm_constants.h"
 
 /* Flags the entry points handle themselves, besides UNBLOCKED, which they
  * need: without it the signal mask must be looked at, which C does.  Any
@@ -402,10 +398,11 @@ FUNCTION \name
  * one width.  bcast: fills \r0 with the byte in sil (may clobber r9);
  * qword: copies 8 bytes of it into a register.  h32a/h32b and h16a/h16b:
  * 32- and 16-byte registers for the classes below one vector (the a's
- * are the low halves of \r0), movh their move.  gate: this width's slot
- * in ntm_safe_gate.
+ * are the low halves of \r0), movh their move (FOR_EACH_WIDTH,
+ * classes_x86_64.h, gives them).  Its slot in ntm_safe_gate is at
+ * SAFE_GATE_w.
  */
-.macro WIDTH w, V, movu, mova, movnt, r0, r1, r2, r3, r4, r5, r6, r7, h32a, h32b, h16a, h16b, movh, bcast, qword, gate, vzu
+.macro WIDTH w, V, movu, mova, movnt, r0, r1, r2, r3, r4, r5, r6, r7, h32a, h32b, h16a, h16b, movh, bcast, qword, vzu
 
 /* The partial-line macros of this width, with its registers bound. */
 .macro COPY_SMALL_\w d, s, n, fin, arg, above, not2
@@ -497,7 +494,7 @@ FUNCTION ntm_guarded_set_vec_\w
  *
  * The commonest class, one to two vectors, comes first, and one compare
  * both picks it and checks that the handler is installed:
- * ntm_safe_gate[\gate] is V + 1 once it is and 0 before, and n - V
+ * ntm_safe_gate[width] is V + 1 once it is and 0 before, and n - V
  * (unsigned) is below V + 1 exactly when V <= n <= 2V.  Other sizes test
  * the same loaded value for non-zero, and then know n is outside that
  * class, so their classes start one compare later, as ntmem_copy's do
@@ -506,7 +503,7 @@ FUNCTION ntm_guarded_set_vec_\w
  */
 FUNCTION ntm_safe_copy_\w
 	ENTRY_FLAGS_OR .Lsc_c_\w
-	mov	ntm_safe_gate+8*\gate(%rip), %r9
+	mov	ntm_safe_gate+SAFE_GATE_\w(%rip), %r9
 	lea	-\V(%rdx), %rax
 	cmp	%r9, %rax
 	jae	.Lsc_other_\w
@@ -520,7 +517,7 @@ FUNCTION ntm_safe_copy_\w
 	jz	.Lsc_c_\w
 	COPY_SMALL_\w %rdi, %rsi, %rdx, RET_ENTRY, \vzu, .Lsc_large_\w, not2
 .Lsc_large_\w:
-	cmp	ntm_inline_max+8(%rip), %rdx
+	cmp	ntm_inline_max+INLINE_MAX_COPY(%rip), %rdx
 	ja	.Lsc_c_\w
 	/* Overlap: dst - src < n or src - dst < n (unsigned). */
 	mov	%rdi, %r9
@@ -539,7 +536,7 @@ FUNCTION ntm_safe_copy_\w
 FUNCTION ntm_safe_set_\w
 	ENTRY_FLAGS_OR .Lss_c_\w
 	FILL_\w
-	mov	ntm_safe_gate+8*\gate(%rip), %r9
+	mov	ntm_safe_gate+SAFE_GATE_\w(%rip), %r9
 	lea	-\V(%rdx), %rax
 	cmp	%r9, %rax
 	jae	.Lss_other_\w
@@ -551,7 +548,7 @@ FUNCTION ntm_safe_set_\w
 	jz	.Lss_c_\w
 	SET_SMALL_\w %rdi, %rdx, RET_ENTRY, \vzu, .Lss_large_\w, not2
 .Lss_large_\w:
-	cmp	ntm_inline_max(%rip), %rdx
+	cmp	ntm_inline_max+INLINE_MAX_SET(%rip), %rdx
 	ja	.Lss_c_\w
 	mov	%ecx, %r11d
 .Lss_loop_\w:
@@ -559,9 +556,7 @@ FUNCTION ntm_safe_set_\w
 	SAFE_EXITS set, ss, \w, \vzu
 .endm
 
-WIDTH sse2, 16, movdqu, movdqa, movntdq, %xmm0, %xmm1, %xmm2, %xmm3, %xmm4, %xmm5, %xmm6, %xmm7, none, none, none, none, movdqu, BCAST_SSE2, QWORD_SSE2, 0, 0
-WIDTH avx, 32, vmovdqu, vmovdqa, vmovntdq, %ymm0, %ymm1, %ymm2, %ymm3, %ymm4, %ymm5, %ymm6, %ymm7, none, none, %xmm0, %xmm1, vmovdqu, BCAST_AVX2, QWORD_AVX2, 1, 1
-WIDTH evex, 64, vmovdqu64, vmovdqa64, vmovntdq, %zmm16, %zmm17, %zmm18, %zmm19, %zmm20, %zmm21, %zmm22, %zmm23, %ymm16, %ymm17, %xmm16, %xmm17, vmovdqu64, BCAST_EVEX, QWORD_EVEX, 2, 0
+	FOR_EACH_WIDTH WIDTH
 
 /* ------------------------------------------------------------------ */
 /* rep movsb, rep stosb                                                */

@@ -12,22 +12,15 @@
 #include <errno.h>
 #include <stdint.h>
 
-#include "entry/args.h"
-#include "entry/entry.h"
-#include "entry/fence.h"
+#include "dispatch/args.h"
+#include "dispatch/width.h"
+#include "variants/fence.h"
 #include "dispatch/policy.h"
 #include "dispatch/registry.h"
 #include "safe.h"
 
 #define SAFE_FLAGS (NTMEM_F_TEMPORAL | NTMEM_F_NONTEMPORAL | NTMEM_F_NOFENCE | \
 		    NTMEM_F_NOZEROFILL | NTMEM_F_UNBLOCKED)
-
-/* guarded_x86_64.S has these numbers written in. */
-_Static_assert(NTMEM_F_TEMPORAL == 0x1 && NTMEM_F_NOFENCE == 0x4 &&
-		       NTMEM_F_NOZEROFILL == 0x100 && NTMEM_F_UNBLOCKED == 0x200,
-	       "flags as guarded_x86_64.S has them");
-_Static_assert(NTM_FAULT_READ == 1 && NTM_FAULT_WRITE == 2,
-	       "fault kinds as guarded_x86_64.S has them");
 
 /* The backward overlapping copy takes accessibility to change at most
  * every 4 KiB: pages, protection keys, truncated files and memory errors
@@ -100,8 +93,7 @@ static size_t finish(void *dst, size_t n, unsigned flags,
 		set_form(z, (unsigned char *)dst + (n - r.left), 0, r.left);
 		streamed |= ntm_guarded_streams(z);
 	}
-	if (streamed && !(flags & NTMEM_F_NOFENCE))
-		ntm_fence();
+	ntm_fence_after(streamed, flags);
 	return r.left;
 }
 
@@ -277,29 +269,29 @@ size_t ntm_set_safe_resume(void *dst, int c, size_t n, unsigned flags,
 /* The entry points of each width (guarded_x86_64.S). */
 typedef size_t safe_copy_fn(void *, const void *, size_t, unsigned);
 typedef size_t safe_set_fn(void *, int, size_t, unsigned);
-NTM_HIDDEN safe_copy_fn ntm_safe_copy_sse2, ntm_safe_copy_avx,
-	ntm_safe_copy_evex;
-NTM_HIDDEN safe_set_fn ntm_safe_set_sse2, ntm_safe_set_avx,
-	ntm_safe_set_evex;
+NTM_HIDDEN safe_copy_fn ntm_safe_copy_sse2, ntm_safe_copy_avx2,
+	ntm_safe_copy_avx512;
+NTM_HIDDEN safe_set_fn ntm_safe_set_sse2, ntm_safe_set_avx2,
+	ntm_safe_set_avx512;
 
 /* The width ntmem_copy uses, so that the inline loop is the one the
  * policy's first rung names (ntm_inline_max). */
 NTM_NO_SANITIZE __attribute__((used)) static safe_copy_fn *
 resolve_copy_safe(void)
 {
-	const struct entry_width *w = ntm_entry_width();
-	return w == &ntm_entry_evex ? ntm_safe_copy_evex
-	       : w == &ntm_entry_avx2 ? ntm_safe_copy_avx
-				      : ntm_safe_copy_sse2;
+	enum ntm_width w = ntm_width_choose();
+	return w == NTM_WIDTH_AVX512 ? ntm_safe_copy_avx512
+	       : w == NTM_WIDTH_AVX2 ? ntm_safe_copy_avx2
+				     : ntm_safe_copy_sse2;
 }
 
 NTM_NO_SANITIZE __attribute__((used)) static safe_set_fn *
 resolve_set_safe(void)
 {
-	const struct entry_width *w = ntm_entry_width();
-	return w == &ntm_entry_evex ? ntm_safe_set_evex
-	       : w == &ntm_entry_avx2 ? ntm_safe_set_avx
-				      : ntm_safe_set_sse2;
+	enum ntm_width w = ntm_width_choose();
+	return w == NTM_WIDTH_AVX512 ? ntm_safe_set_avx512
+	       : w == NTM_WIDTH_AVX2 ? ntm_safe_set_avx2
+				     : ntm_safe_set_sse2;
 }
 
 size_t ntmem_copy_safe(void *dst, const void *src, size_t n, unsigned flags)

@@ -16,7 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "entry/entry.h"
+#include "variants/features.h"
 #include "variants/variant.h"
 
 /* 1: the guarded loops of guarded_x86_64.S and their exception table;

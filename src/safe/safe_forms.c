@@ -45,10 +45,10 @@ extern const struct variant_family ntm_family_sse2, ntm_family_avx,
 	NTM_HIDDEN guarded_copy_fn ntm_guarded_copy_##stem
 DECLARE_FORMS(vec_sse2);
 DECLARE_FORMS(nt_sse2);
-DECLARE_FORMS(vec_avx);
-DECLARE_FORMS(nt_avx);
-DECLARE_FORMS(vec_evex);
-DECLARE_FORMS(nt_evex);
+DECLARE_FORMS(vec_avx2);
+DECLARE_FORMS(nt_avx2);
+DECLARE_FORMS(vec_avx512);
+DECLARE_FORMS(nt_avx512);
 DECLARE_FORMS(movnti);
 DECLARE_FORMS(movdir64b);
 NTM_HIDDEN guarded_set_fn ntm_guarded_set_stosb;
@@ -68,11 +68,11 @@ NTM_HIDDEN guarded_copy_fn ntm_guarded_copy_movsb;
 static const struct guarded_form forms[] = {
 	FORMS(sse2, VECTOR, CPU_SSE2, CPU_SSE2, vec_sse2),
 	FORMS(sse2, STREAMING, CPU_SSE2, CPU_SSE2, nt_sse2),
-	FORMS(avx, VECTOR, CPU_AVX2, CPU_AVX2, vec_avx),
-	FORMS(avx, STREAMING, CPU_AVX, CPU_AVX2, nt_avx),
+	FORMS(avx, VECTOR, CPU_AVX2, CPU_AVX2, vec_avx2),
+	FORMS(avx, STREAMING, CPU_AVX, CPU_AVX2, nt_avx2),
 	FORMS(avx512, VECTOR, CPU_AVX512F | CPU_AVX512BW | CPU_AVX512VL, EVEX,
-	      vec_evex),
-	FORMS(avx512, STREAMING, CPU_AVX512F, EVEX, nt_evex),
+	      vec_avx512),
+	FORMS(avx512, STREAMING, CPU_AVX512F, EVEX, nt_avx512),
 	{&ntm_family_rep, NTMEM_OP_SET, NTMEM_ROLE_STRING, CPU_ERMS, 0,
 	 ntm_guarded_set_stosb, NULL},
 	{&ntm_family_rep, NTMEM_OP_COPY, NTMEM_ROLE_STRING, CPU_ERMS, 0, NULL,
@@ -221,16 +221,18 @@ const struct variant *ntm_guarded_by(const struct variant *v)
 	return ntm_variant_unsupported(v) ? NULL : slot_for(v)->by;
 }
 
-/* Per entry width (sse2, avx, evex): 0 until the handler is installed,
+/* Per entry width (enum ntm_width): 0 until the handler is installed,
  * then the width's vector size + 1 (guarded_x86_64.S says why). */
-NTM_HIDDEN size_t ntm_safe_gate[3];
+NTM_HIDDEN size_t ntm_safe_gate[NTM_WIDTHS];
 
 void ntm_guarded_entries_open(void)
 {
-	static const size_t vector_bytes[3] = {16, 32, 64};
-	for (int w = 0; w < 3; w++)
-		__atomic_store_n(&ntm_safe_gate[w], vector_bytes[w] + 1,
-				 __ATOMIC_RELEASE);
+	static const size_t vector_bytes[NTM_WIDTHS] = {
+		[NTM_WIDTH_SSE2] = 16, [NTM_WIDTH_AVX2] = 32, [NTM_WIDTH_AVX512] = 64};
+	for (int w = 0; w < NTM_WIDTHS; w++)
+		if (vector_bytes[w])
+			__atomic_store_n(&ntm_safe_gate[w], vector_bytes[w] + 1,
+					 __ATOMIC_RELEASE);
 }
 
 int ntm_safe_fixup(const void *info, void *context)

@@ -2,6 +2,11 @@
 #ifndef NTM_SIZE_H
 #define NTM_SIZE_H
 
+/* The binary units, once for the library, the tools and the tests. */
+#define KiB ((size_t)1 << 10)
+#define MiB ((size_t)1 << 20)
+#define GiB ((size_t)1 << 30)
+
 #include <stddef.h>
 
 /*

@@ -1,7 +1,7 @@
 /* avx.c - 32-byte vector loops: VMOVDQA (cached, AVX2 for the byte
  * broadcast) and VMOVNTDQ (streaming, AVX alone), as in the AVX
  * clear_page_nocache of seed 001. */
-#include "dispatch/cpu.h"
+#include "features.h"
 #include "variant.h"
 
 #ifdef __x86_64__
@@ -25,7 +25,7 @@ void *ntm_cached_copy_avx2(void *dst, const void *src, size_t n);
 DEFINE_FAMILY(avx,
 	{.name = "vec_avx2",
 	 .description = "AVX2 VMOVDQA stores, cached, no loop below 256 B",
-	 .op = NTMEM_OP_SET, .role = NTMEM_ROLE_VECTOR, .rank = 2, .requires = CPU_AVX2,
+	 .op = NTMEM_OP_SET, .role = NTMEM_ROLE_VECTOR, .rank = 2, .requires = CPU_AVX2, .inline_width = NTM_WIDTH_AVX2,
 	 .set = ntm_cached_set_avx2},
 	{.name = "nt_avx",
 	 .description = "AVX VMOVNTDQ streaming stores, 32 bytes each",
@@ -33,7 +33,7 @@ DEFINE_FAMILY(avx,
 	 .set = ntm_set_nt_avx},
 	{.name = "vec_avx2",
 	 .description = "AVX2 VMOVDQU loads, VMOVDQA stores, cached, no loop below 256 B",
-	 .op = NTMEM_OP_COPY, .role = NTMEM_ROLE_VECTOR, .rank = 2, .requires = CPU_AVX2,
+	 .op = NTMEM_OP_COPY, .role = NTMEM_ROLE_VECTOR, .rank = 2, .requires = CPU_AVX2, .inline_width = NTM_WIDTH_AVX2,
 	 .copy = ntm_cached_copy_avx2},
 	{.name = "nt_avx",
 	 .description = "AVX VMOVDQU loads, VMOVNTDQ streaming stores",

@@ -1,6 +1,6 @@
 /* avx512.c - 64-byte vector loops: one VMOVDQA64 (cached) or VMOVNTDQ
  * (streaming) store per line.  Needs AVX-512F and its OS state. */
-#include "dispatch/cpu.h"
+#include "features.h"
 #include "variant.h"
 
 #ifdef __x86_64__
@@ -18,15 +18,15 @@
 #include "vector.h"
 
 /* The cached loops are in entry_x86_64.S (ZMM16-31: no VZEROUPPER). */
-void *ntm_cached_set_evex(void *dst, int c, size_t n);
-void *ntm_cached_copy_evex(void *dst, const void *src, size_t n);
+void *ntm_cached_set_avx512(void *dst, int c, size_t n);
+void *ntm_cached_copy_avx512(void *dst, const void *src, size_t n);
 
 DEFINE_FAMILY(avx512,
 	{.name = "vec_avx512",
 	 .description = "AVX-512 VMOVDQA64 stores, cached, no loop below 512 B",
 	 .op = NTMEM_OP_SET, .role = NTMEM_ROLE_VECTOR, .rank = 3,
 	 .requires = CPU_AVX512F | CPU_AVX512BW | CPU_AVX512VL,
-	 .set = ntm_cached_set_evex},
+	 .inline_width = NTM_WIDTH_AVX512, .set = ntm_cached_set_avx512},
 	{.name = "nt_avx512",
 	 .description = "AVX-512 VMOVNTDQ streaming stores, one a line",
 	 .op = NTMEM_OP_SET, .role = NTMEM_ROLE_STREAMING, .rank = 30, .requires = CPU_AVX512F,
@@ -35,7 +35,7 @@ DEFINE_FAMILY(avx512,
 	 .description = "AVX-512 VMOVDQU64 loads, VMOVDQA64 stores, cached, no loop below 512 B",
 	 .op = NTMEM_OP_COPY, .role = NTMEM_ROLE_VECTOR, .rank = 3,
 	 .requires = CPU_AVX512F | CPU_AVX512BW | CPU_AVX512VL,
-	 .copy = ntm_cached_copy_evex},
+	 .inline_width = NTM_WIDTH_AVX512, .copy = ntm_cached_copy_avx512},
 	{.name = "nt_avx512",
 	 .description = "AVX-512 VMOVDQU64 loads, VMOVNTDQ streaming stores",
 	 .op = NTMEM_OP_COPY, .role = NTMEM_ROLE_STREAMING, .rank = 30, .requires = CPU_AVX512F,

@@ -1,8 +1,9 @@
 /*
  * classes_x86_64.h - the size classes up to 8 vectors, the aligned
- * 4-vector loops and the byte broadcasts, as assembler macros, written
- * once for the entry points (entry_x86_64.S) and their guarded twins
- * (guarded_x86_64.S), which alone include it.
+ * 4-vector loops, the byte broadcasts and the widths themselves, as
+ * assembler macros, written once for the cached vector loops
+ * (cached_x86_64.S), the entry points (entry/entry_x86_64.S) and their
+ * guarded twins (safe/guarded_x86_64.S), which alone include it.
  *
  * The classes: up to 2, 4 and 8 vectors, that many unaligned moves, half
  * anchored at the end; below one vector, the 32-, 16-, 8- and 4-byte
@@ -343,4 +344,84 @@
 .endm
 .macro QWORD_EVEX reg
 	vmovq	%xmm16, \reg
+.endm
+
+/* ------------------------------------------------------------------ */
+/* The cached loops, whole                                             */
+/* ------------------------------------------------------------------ */
+
+/* Return; on the AVX2 width after clearing the upper YMM state. */
+.macro RETURN vzu
+	.if \vzu
+	vzeroupper
+	.endif
+	ret
+.endm
+
+/* CACHED_SET_SIZES: rdi = dst, rdx = n, \r0 = c in every byte,
+ * rax = dst.  Handles n <= 8 vectors and returns; larger n falls through
+ * (\tag makes the label unique). */
+.macro CACHED_SET_SIZES tag, V, movu, r0, h32, h16, movh, qword, vzu
+	SET_SMALL \V, \movu, \r0, \h32, \h16, \movh, \qword, %rdi, %rdx, RETURN, \vzu, .Lset_above8_\tag
+.Lset_above8_\tag:
+.endm
+
+/* CACHED_SET_LOOP: n > 8 vectors; stores everything and returns. */
+.macro CACHED_SET_LOOP V, movu, mova, r0, vzu
+	SET_4V	\V, \movu, \r0, %rdi
+	SET_4V	\V, \movu, \r0, %rdi, %rdx
+	/* Aligned from within the first 4 vectors up to the last 4. */
+	lea	4*\V(%rdi), %rcx
+	and	$-\V, %rcx
+	lea	-4*\V(%rdi,%rdx), %rdx
+	SET_BLOCKS \V, \mova, \r0, %rdx
+	RETURN	\vzu
+.endm
+
+/* CACHED_COPY_SIZES: rdi = dst, rsi = src, rdx = n, rax = dst.  Handles
+ * n <= 8 vectors (loads before stores) and returns; larger n falls
+ * through. */
+.macro CACHED_COPY_SIZES tag, V, movu, r0, r1, r2, r3, r4, r5, r6, r7, h32a, h32b, h16a, h16b, movh, vzu
+	COPY_SMALL \V, \movu, \r0, \r1, \r2, \r3, \r4, \r5, \r6, \r7, \h32a, \h32b, \h16a, \h16b, \movh, %rdi, %rsi, %rdx, 0, RETURN, \vzu, .Lcopy_above8_\tag
+.Lcopy_above8_\tag:
+.endm
+
+/* CACHED_COPY_LOOP: n > 8 vectors, buffers apart; copies and returns. */
+.macro CACHED_COPY_LOOP V, movu, mova, r0, r1, r2, r3, r4, r5, r6, r7, vzu
+	LOAD_8V	\V, \movu, \r0, \r1, \r2, \r3, \r4, \r5, \r6, \r7, %rsi, %rdx
+	STORE_4V \V, \movu, \r0, \r1, \r2, \r3, %rdi
+	/* rcx: aligned dst from within the first 4 vectors; r8: src - dst;
+	 * r9: dst + n - 4 vectors, where the last 4 (held in r4-r7) go. */
+	lea	4*\V(%rdi), %rcx
+	and	$-\V, %rcx
+	mov	%rsi, %r8
+	sub	%rdi, %r8
+	lea	-4*\V(%rdi,%rdx), %r9
+	COPY_BLOCKS \V, \movu, \mova, \r0, \r1, \r2, \r3, %r9
+	STORE_4V \V, \movu, \r4, \r5, \r6, \r7, %r9
+	RETURN	\vzu
+.endm
+
+/* ------------------------------------------------------------------ */
+/* The widths                                                          */
+/* ------------------------------------------------------------------ */
+
+/*
+ * FOR_EACH_WIDTH m: \m once per vector width (enum ntm_width), with
+ *   w                  its name: sse2, avx2, avx512
+ *   V                  vector bytes
+ *   movu, mova, movnt  unaligned, aligned and streaming moves
+ *   r0-r7              eight vector registers (avx512: ZMM16-23, which
+ *                      leave no dirty upper state, as in glibc)
+ *   h32a, h32b, h16a, h16b   32- and 16-byte registers for the classes
+ *                      below one vector (the a's are the low halves of
+ *                      r0); movh their move
+ *   bcast, qword       fill r0 with the byte in sil; copy 8 bytes of it
+ *                      into a general register
+ *   vzu                1: VZEROUPPER before returning (avx2)
+ */
+.macro FOR_EACH_WIDTH m
+	\m sse2, 16, movdqu, movdqa, movntdq, %xmm0, %xmm1, %xmm2, %xmm3, %xmm4, %xmm5, %xmm6, %xmm7, none, none, none, none, movdqu, BCAST_SSE2, QWORD_SSE2, 0
+	\m avx2, 32, vmovdqu, vmovdqa, vmovntdq, %ymm0, %ymm1, %ymm2, %ymm3, %ymm4, %ymm5, %ymm6, %ymm7, none, none, %xmm0, %xmm1, vmovdqu, BCAST_AVX2, QWORD_AVX2, 1
+	\m avx512, 64, vmovdqu64, vmovdqa64, vmovntdq, %zmm16, %zmm17, %zmm18, %zmm19, %zmm20, %zmm21, %zmm22, %zmm23, %ymm16, %ymm17, %xmm16, %xmm17, vmovdqu64, BCAST_EVEX, QWORD_EVEX, 0
 .endm

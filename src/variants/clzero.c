@@ -1,6 +1,6 @@
 /* clzero.c - AMD CLZERO: zero a whole line without reading it, weakly
  * ordered like streaming stores.  Zero only: the caller guarantees c == 0. */
-#include "dispatch/cpu.h"
+#include "features.h"
 #include "variant.h"
 
 #ifdef __x86_64__

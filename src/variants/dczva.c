@@ -7,21 +7,22 @@
  * line, so it always covers whole aligned lines; the head and tail, and
  * any span too short to hold one aligned block, take cached NEON stores.
  * The registry offers the variant only where DCZID_EL0.DZP is clear. */
-#include "dispatch/cpu.h"
+#include "features.h"
+#include "sysreg.h"
 #include "variant.h"
 
 #ifdef __aarch64__
 #include "neon.h"
 #include "small.h"
 
-/* The block size, looked up once: the variant runs only after the
- * registry has checked it is usable, so ntm_cpu() is built by then. */
+/* The block size, read once from DCZID_EL0: the variant runs only after
+ * the registry has checked that DC ZVA is usable (DZP clear). */
 static size_t zva_block(void)
 {
 	static unsigned block;
 	unsigned b = __atomic_load_n(&block, __ATOMIC_RELAXED);
 	if (!b) {
-		b = ntm_cpu()->zva_block;
+		b = ntm_dczva_block(ntm_sysreg_dczid());
 		__atomic_store_n(&block, b, __ATOMIC_RELAXED);
 	}
 	return b;

@@ -1,7 +1,7 @@
 /* movdir64b.c - MOVDIR64B: one 64-byte direct store a line, weakly ordered
  * like streaming stores (Sapphire Rapids and later).  No machine the
  * project tests on has it, so this family is built but untested. */
-#include "dispatch/cpu.h"
+#include "features.h"
 #include "variant.h"
 
 #ifdef __x86_64__

@@ -1,7 +1,7 @@
 /* movnti.c - 8-byte MOVNTI streaming stores from general registers: the
  * loop of clear_page_movnt (seed 000) and __copy_user_zeroing_intel_nocache
  * (seed 004), eight stores a line. */
-#include "dispatch/cpu.h"
+#include "features.h"
 #include "variant.h"
 
 #ifdef __x86_64__

@@ -1,8 +1,7 @@
 /* neon.c - the AArch64 Advanced SIMD width: cached Q-register loops
- * (family neon), STNP streaming loops in shape.h's loop (family stnp), and
- * the entry points of the width, with their small path of overlapping
- * unaligned Q stores. */
-#include "dispatch/cpu.h"
+ * (family neon) and STNP streaming loops in shape.h's loop (family stnp).
+ * The entry points of the width are src/entry/entry_neon.c. */
+#include "features.h"
 #include "variant.h"
 
 #ifdef __aarch64__
@@ -13,7 +12,7 @@
 #define VEC_STREAM_LINE(d, v) ntm_stnp_set_line((d), (v))
 #define VEC_STREAM_COPY_LINE(d, s) ntm_stnp_copy_line((d), (s))
 #include "vector.h"
-#include "entry/entry_c.h"
+#include "cached_c.h"
 
 DEFINE_FAMILY(neon,
 	{.name = "neon",

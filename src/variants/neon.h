@@ -1,5 +1,6 @@
 /* neon.h - the AArch64 Advanced SIMD width for the templates (small.h,
- * vector.h, entry_c.h): 16-byte Q registers, unaligned loads and stores.
+ * vector.h, cached_c.h, and entry/entry_c.h through entry_neon.c): 16-byte
+ * Q registers, unaligned loads and stores.
  * AArch64 only; Advanced SIMD is part of every AArch64 Linux target, so
  * the target attribute only restates the default. */
 #ifndef NTM_NEON_H
@@ -19,6 +20,5 @@
 #define VEC_STOREU(p, v) vst1q_u8((uint8_t *)(void *)(p), (v))
 #define VEC_STORE(p, v) VEC_STOREU((p), (v))
 #define VEC_NAME(stem) ntm_##stem##_neon
-#define VEC_SMALL_NAME "NEON stores"
 
 #endif

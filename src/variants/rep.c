@@ -1,7 +1,7 @@
 /* rep.c - the string instructions: rep stosb, rep stosq and rep movsb.
  * Cached: on most CPUs they allocate every line they write, though some
  * stop allocating above the LLC size (measure, don't assume). */
-#include "dispatch/cpu.h"
+#include "features.h"
 #include "variant.h"
 
 #ifdef __x86_64__

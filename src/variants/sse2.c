@@ -1,6 +1,6 @@
 /* sse2.c - 16-byte vector loops: MOVDQA (cached) and MOVNTDQ (streaming),
  * as in the 2012 clear_page_nocache series (seed 001). */
-#include "dispatch/cpu.h"
+#include "features.h"
 #include "variant.h"
 
 #ifdef __x86_64__
@@ -24,7 +24,7 @@ void *ntm_cached_copy_sse2(void *dst, const void *src, size_t n);
 DEFINE_FAMILY(sse2,
 	{.name = "vec_sse2",
 	 .description = "SSE2 MOVDQU/MOVDQA stores, cached, no loop below 128 B",
-	 .op = NTMEM_OP_SET, .role = NTMEM_ROLE_VECTOR, .rank = 1, .requires = CPU_SSE2,
+	 .op = NTMEM_OP_SET, .role = NTMEM_ROLE_VECTOR, .rank = 1, .requires = CPU_SSE2, .inline_width = NTM_WIDTH_SSE2,
 	 .set = ntm_cached_set_sse2},
 	{.name = "nt_sse2",
 	 .description = "SSE2 MOVNTDQ streaming stores, 16 bytes each",
@@ -32,7 +32,7 @@ DEFINE_FAMILY(sse2,
 	 .set = ntm_set_nt_sse2},
 	{.name = "vec_sse2",
 	 .description = "SSE2 MOVDQU loads, MOVDQA stores, cached, no loop below 128 B",
-	 .op = NTMEM_OP_COPY, .role = NTMEM_ROLE_VECTOR, .rank = 1, .requires = CPU_SSE2,
+	 .op = NTMEM_OP_COPY, .role = NTMEM_ROLE_VECTOR, .rank = 1, .requires = CPU_SSE2, .inline_width = NTM_WIDTH_SSE2,
 	 .copy = ntm_cached_copy_sse2},
 	{.name = "nt_sse2",
 	 .description = "SSE2 MOVDQU loads, MOVNTDQ streaming stores",

@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "features.h"
 #include "ntmem.h"
 
 /* Each returns dst, so that a caller can hand on a call as a tail call. */
@@ -28,6 +29,8 @@ struct variant {
 				   was measured: the highest supported wins */
 	bool zero_only;         /* writes zeros only (CLZERO, DC ZVA) */
 	unsigned requires;      /* enum cpu_feature bits */
+	unsigned char inline_width;  /* enum ntm_width whose entry points run
+					this loop inline; NTM_WIDTH_NONE */
 	set_fn *set;            /* op == NTMEM_OP_SET */
 	copy_fn *copy;          /* op == NTMEM_OP_COPY */
 };

@@ -13,7 +13,6 @@
 #include "commands.h"
 #include "util/size.h"
 
-#define MiB ((size_t)1 << 20)
 
 static const size_t default_sizes[] = {2 * MiB, 16 * MiB, 128 * MiB,
 				       1024 * MiB, 4096 * MiB};
@@ -203,15 +202,6 @@ int bench_parse(int argc, char **argv, struct bench_opts *o,
 /* ------------------------------------------------------------------ */
 /* Planning                                                            */
 /* ------------------------------------------------------------------ */
-
-void bench_add_skip(struct bench_opts *o, const char *what, const char *why)
-{
-	if (o->nskipped == BENCH_MAX_SKIPS)
-		return;
-	struct bench_skip *s = &o->skipped[o->nskipped++];
-	snprintf(s->what, sizeof s->what, "%s", what);
-	snprintf(s->why, sizeof s->why, "%s", why);
-}
 
 /* f joins the run if it can run here, else is noted as skipped. */
 static void add_function(struct bench_opts *o, const struct fn *f)

@@ -16,14 +16,9 @@
 #include "measure/benchfn.h"
 #include "output/cli.h"
 #include "commands.h"
-#include "dispatch/policy.h"
-#include "dispatch/profile.h"
-#include "dispatch/registry.h"
+#include "introspect.h"
 #include "util/size.h"
 
-#define KiB ((size_t)1 << 10)
-#define MiB ((size_t)1 << 20)
-#define GiB ((size_t)1 << 30)
 
 static const struct effort efforts[] = {
 	/* name      lo     hi         step rounds run_ns long  big  refine */

@@ -8,8 +8,7 @@
 
 #include "measure/benchfn.h"
 #include "calibrate.h"
-#include "dispatch/policy.h"
-#include "dispatch/registry.h"
+#include "introspect.h"
 #include "util/size.h"
 
 #define PAYS 1.1

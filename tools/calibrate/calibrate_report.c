@@ -8,10 +8,9 @@
 #include <time.h>
 
 #include "calibrate.h"
-#include "dispatch/cpu.h"
+#include "introspect.h"
 #include "output/json.h"
 #include "util/outfile.h"
-#include "dispatch/profile.h"
 #include "util/size.h"
 
 static const char *const class_keys[3] = {"set_zero", "set_nonzero", "copy"};

@@ -13,9 +13,9 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#include "dispatch/cpu.h"
+#include "introspect.h"
 #include "output/json.h"
-#include "parallel/pool.h"
+#include "util/size.h"
 
 #ifndef MAP_HUGE_SHIFT
 #define MAP_HUGE_SHIFT 26
@@ -23,8 +23,6 @@
 #define MAP_HUGE_2MB_FLAG (21 << MAP_HUGE_SHIFT)
 #define MAP_HUGE_1GB_FLAG (30 << MAP_HUGE_SHIFT)
 
-#define MiB ((size_t)1 << 20)
-#define GiB ((size_t)1 << 30)
 
 /* Bytes of [p, p + len) backed by transparent huge pages, from smaps. */
 static size_t thp_bytes(const void *p, size_t len)

@@ -13,8 +13,6 @@
 #include "pollution_opts.h"
 #include "util/size.h"
 
-#define KiB ((size_t)1 << 10)
-#define MiB ((size_t)1 << 20)
 
 struct ntmem_cache_sizes pol_caches(void)
 {

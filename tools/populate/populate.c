@@ -26,8 +26,6 @@
 #define MAP_HUGE_SHIFT 26
 #endif
 
-#define MiB ((size_t)1 << 20)
-#define GiB ((size_t)1 << 30)
 #define MAX_RUNS 100
 
 enum method { TOUCH, MADVISE, NTMEM, NMETHODS };

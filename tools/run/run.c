@@ -23,9 +23,7 @@
 #include <unistd.h>
 
 #include "commands.h"
-#include "dispatch/cpu.h"
-#include "dispatch/policy.h"
-#include "preload/preload.h"
+#include "introspect.h"
 
 #ifndef NTMEM_LIBDIR
 #define NTMEM_LIBDIR "/usr/local/lib"

@@ -1,0 +1,35 @@
+/* width.c - the entry width this CPU uses (width.h). */
+#include "width.h"
+
+#include <stdint.h>
+
+#include "cpu.h"
+
+NTM_NO_SANITIZE enum ntm_width ntm_width_choose(void)
+{
+#if defined(__x86_64__)
+	const unsigned evex = CPU_AVX512F | CPU_AVX512BW | CPU_AVX512VL;
+	unsigned reported;
+	uint64_t xcr0;
+	unsigned usable = ntm_cpu_probe(&reported, &xcr0);
+	if ((usable & evex) == evex)
+		return NTM_WIDTH_AVX512;
+	if (usable & CPU_AVX2)
+		return NTM_WIDTH_AVX2;
+	return NTM_WIDTH_SSE2;
+#elif defined(__aarch64__)
+	return NTM_WIDTH_NEON;  /* part of every AArch64 Linux target */
+#else
+	return NTM_WIDTH_PORTABLE;
+#endif
+}
+
+const char *ntm_width_name(enum ntm_width w)
+{
+	static const char *const names[NTM_WIDTHS] = {
+		[NTM_WIDTH_NONE] = "none",     [NTM_WIDTH_PORTABLE] = "portable",
+		[NTM_WIDTH_SSE2] = "SSE2",     [NTM_WIDTH_AVX2] = "AVX2",
+		[NTM_WIDTH_AVX512] = "AVX-512", [NTM_WIDTH_NEON] = "NEON",
+	};
+	return (unsigned)w < NTM_WIDTHS ? names[w] : "?";
+}

@@ -1,0 +1,18 @@
+/* width.h - which entry width (enum ntm_width) this CPU uses: the choice
+ * is made here, the widths themselves live in src/entry/. */
+#ifndef NTM_WIDTH_H
+#define NTM_WIDTH_H
+
+#include "variants/features.h"
+
+/* The widest vector the CPU and OS run: on x86-64 AVX-512 (with BW and
+ * VL: the entries broadcast a byte into registers above 15 at every
+ * width, and store below one vector under a byte mask), else AVX2, else
+ * SSE2; NEON on AArch64; plain words elsewhere.  From CPUID alone, so an
+ * IFUNC resolver may call it before the program is relocated. */
+NTM_HIDDEN enum ntm_width ntm_width_choose(void);
+
+/* "AVX-512" and the like, for people. */
+NTM_HIDDEN const char *ntm_width_name(enum ntm_width w);
+
+#endif
