@@ -196,6 +196,12 @@ bench: $(TOOL) $(O)/callcost-static $(O)/callcost-shared
 	$(O)/callcost-static "libntmem.a"
 	$(O)/callcost-shared "libntmem.so"
 
+# Record this machine's tables for the built-in ladders and their replay
+# (tests/test_replay.c): data/machines/RECORD_NAME, by default named
+# vendor-family-model.
+record: $(TOOL)
+	tools/record.sh $(TOOL) $(RECORD_NAME)
+
 # What a small call costs, against the static and the shared library.
 $(O)/callcost-static: bench/callcost.c $(STATIC)
 	$(CC) $(CFLAGS) -fno-builtin $(LDFLAGS) -o $@ $< $(STATIC) $(LDLIBS)
@@ -227,7 +233,7 @@ install-preload: $(PRELOAD)
 clean:
 	rm -rf build $(O)
 
-.PHONY: all tests test check bench install clean fuzz
+.PHONY: all tests test check bench install clean fuzz record
 .SECONDARY:
 
 -include $(LIB_OBJ:.o=.d) $(TOOL_OBJ:.o=.d) $(PRELOAD_OBJ:.o=.d) \

@@ -9,6 +9,7 @@
 
 #include "output/cli.h"
 #include "commands.h"
+#include "measure/measure.h"
 #include "output/json.h"
 #include "ntmem.h"
 #include "util/size.h"
@@ -198,17 +199,6 @@ static void print_text(void)
 		printf("  %s\n", ntmem_policy_ignored(i));
 }
 
-static void json_caches(struct json *j, const char *key,
-			const struct ntmem_cache_sizes *c)
-{
-	json_object(j, key);
-	json_uint(j, "l1d", c->l1d);
-	json_uint(j, "l2", c->l2);
-	json_uint(j, "l3", c->l3);
-	json_uint(j, "l3_shared_by", c->l3_shared_by);
-	json_end(j);
-}
-
 static void json_size_or_null(struct json *j, const char *key, size_t n)
 {
 	if (n == SIZE_MAX)
@@ -270,29 +260,12 @@ static void print_json(void)
 	json_string(&j, "version", ntmem_version());
 
 	json_object(&j, "cpu");
-	json_string(&j, "arch", cpu.arch);
-	json_string(&j, "vendor", cpu.vendor);
-	json_string(&j, "brand", cpu.brand);
-	json_uint(&j, "family", cpu.family);
-	json_uint(&j, "model", cpu.model);
-	json_uint(&j, "stepping", cpu.stepping);
-	char features[256];
-	snprintf(features, sizeof features, "%s", cpu.features);
-	json_array(&j, "features");
-	for (char *save = NULL, *f = strtok_r(features, " ", &save); f;
-	     f = strtok_r(NULL, " ", &save))
-		json_string(&j, NULL, f);
-	json_end(&j);
+	cpu_identity_members(&j, &cpu);
 	json_lines(&j, "missing", cpu.missing);
 	json_uint(&j, "online_cpus", cpu.online_cpus);
 	json_end(&j);
 
-	json_object(&j, "caches");
-	json_caches(&j, "cpuid", &cpu.cpuid);
-	json_caches(&j, "sysfs", &cpu.sysfs);
-	json_caches(&j, "planned", &cpu.planned);
-	json_string(&j, "planned_how", cpu.planned_how);
-	json_end(&j);
+	cpu_caches_object(&j, &cpu);
 
 	json_array(&j, "variants");
 	for (int id = 0; id < ntmem_variant_count(); id++) {

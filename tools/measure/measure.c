@@ -315,6 +315,44 @@ void machine_facts(struct machine *m)
 	m->online_cpus = cpu->online_cpus;
 }
 
+static void cache_sizes_object(struct json *j, const char *key,
+			       const struct ntmem_cache_sizes *c)
+{
+	json_object(j, key);
+	json_uint(j, "l1d", c->l1d);
+	json_uint(j, "l2", c->l2);
+	json_uint(j, "l3", c->l3);
+	json_uint(j, "l3_shared_by", c->l3_shared_by);
+	json_end(j);
+}
+
+void cpu_identity_members(struct json *j, const struct ntmem_cpu_info *cpu)
+{
+	json_string(j, "arch", cpu->arch);
+	json_string(j, "vendor", cpu->vendor);
+	json_string(j, "brand", cpu->brand);
+	json_uint(j, "family", cpu->family);
+	json_uint(j, "model", cpu->model);
+	json_uint(j, "stepping", cpu->stepping);
+	char features[256];
+	snprintf(features, sizeof features, "%s", cpu->features);
+	json_array(j, "features");
+	for (char *save = NULL, *f = strtok_r(features, " ", &save); f;
+	     f = strtok_r(NULL, " ", &save))
+		json_string(j, NULL, f);
+	json_end(j);
+}
+
+void cpu_caches_object(struct json *j, const struct ntmem_cpu_info *cpu)
+{
+	json_object(j, "caches");
+	cache_sizes_object(j, "cpuid", &cpu->cpuid);
+	cache_sizes_object(j, "sysfs", &cpu->sysfs);
+	cache_sizes_object(j, "planned", &cpu->planned);
+	json_string(j, "planned_how", cpu->planned_how);
+	json_end(j);
+}
+
 void machine_json_members(struct json *j, const struct machine *m)
 {
 	json_string(j, "cpu", m->cpu);
@@ -322,4 +360,10 @@ void machine_json_members(struct json *j, const struct machine *m)
 	json_string(j, "thp", m->thp);
 	json_uint(j, "online_cpus", m->online_cpus);
 	json_uint(j, "mem_available", m->mem_available);
+	struct ntmem_cpu_info cpu;
+	ntmem_cpu_info(&cpu);
+	json_object(j, "identity");
+	cpu_identity_members(j, &cpu);
+	cpu_caches_object(j, &cpu);
+	json_end(j);
 }

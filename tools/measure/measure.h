@@ -5,6 +5,8 @@
 #define NTM_MEASURE_H
 
 #include <stddef.h>
+
+#include "ntmem.h"
 #include <stdint.h>
 #include <time.h>
 
@@ -97,8 +99,18 @@ struct machine {
 void machine_facts(struct machine *m);
 
 /* The facts as members of the JSON object being written (cpu, kernel,
- * thp, online_cpus, mem_available), for every command's --json. */
+ * thp, online_cpus, mem_available, and the CPU's identity), for every
+ * command's --json. */
 struct json;
 void machine_json_members(struct json *j, const struct machine *m);
+
+/* The CPU's identity as members of the object being written: arch,
+ * vendor, brand, family, model, stepping, features (an array); and its
+ * caches as an object "caches": as CPUID and sysfs report them, and as
+ * the library plans with them (and how).  For "ntmem info --json" and
+ * the machine object of every other command, so that a recorded table
+ * says which CPU it came from. */
+void cpu_identity_members(struct json *j, const struct ntmem_cpu_info *cpu);
+void cpu_caches_object(struct json *j, const struct ntmem_cpu_info *cpu);
 
 #endif
