@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "builtin.h"
 #include "variants/libc.h"
 #include "profile.h"
 #include "registry.h"
@@ -30,14 +31,6 @@
  * share. */
 #define THRESHOLD_FLOOR (8 * MiB)
 
-/* Below this the built-in ladder uses the entry points' own vector loop,
- * which they run without a call, and libc's function above.  glibc
- * itself uses vector stores up to 2 KiB and rep stos/movs above; a
- * vector loop is as fast or faster up to the L1 size on the machines
- * measured (docs/results.md: Sapphire Rapids here; Zen 5 in issue 8's
- * table, 1.3-1.7x at 4 KiB-4 MiB), and there a call through the ladder
- * to libc would cost 5-20% of the call. */
-#define ENTRY_LOOP_MAX ((size_t)32 << 10)
 #define SHARE_UNKNOWN (64 * MiB)
 
 
@@ -165,31 +158,34 @@ static const struct variant *entry_loop(enum ntmem_op op)
 	return NULL;
 }
 
+/* The built-in ladders (builtin.c): a recorded CPU's own, else the rule
+ * for other CPUs.  A pick this CPU cannot run takes the cached fallback;
+ * NONTEMPORAL takes the ladder's own streaming rung where it has one. */
 static void default_ladders(struct policy *p, const struct cpu *cpu)
 {
-	size_t t[2];
-	for (int op = 0; op < 2; op++)
-		t[op] = ntm_default_threshold(cpu, op, p->default_how[op],
-					      sizeof p->default_how[op]);
+	struct builtin scratch;
+	const struct builtin *b = ntm_builtin_for(cpu, &scratch, p->default_how[0],
+						  sizeof p->default_how[0]);
+	memcpy(p->default_how[1], p->default_how[0], sizeof p->default_how[1]);
+	p->builtin_recorded = b->source != NULL;
 	for (int cls = 0; cls < NTM_CLASSES; cls++) {
 		struct ladder l;
 		enum ntmem_op op = ntm_op_of(cls);
-		const struct variant *streaming = ntm_fallback_streaming(cls);
-		const struct variant *loop = entry_loop(op);
 		memset(&l, 0, sizeof l);
-		if (loop)
-			ntm_ladder_push(&l, loop, ENTRY_LOOP_MAX,
-					NTMEM_ORIGIN_DEFAULT);
-		if (ntm_streams(streaming)) {
-			ntm_ladder_push(&l, ranked_cached(op), t[op],
-					NTMEM_ORIGIN_DEFAULT);
-			ntm_ladder_push(&l, streaming, SIZE_MAX,
-					NTMEM_ORIGIN_DEFAULT);
-		} else {
-			ntm_ladder_push(&l, ranked_cached(op), SIZE_MAX,
-					NTMEM_ORIGIN_DEFAULT);
+		for (int i = 0; i < BUILTIN_RUNGS && l.count < NTMEM_LADDER_MAX; i++) {
+			const struct builtin_rung *r = &b->rung[cls][i];
+			const struct variant *v =
+				ntm_builtin_variant(cls, r->pick, cpu->usable);
+			if (!v)
+				v = ranked_cached(op);
+			ntm_ladder_push(&l, v, r->upto, NTMEM_ORIGIN_DEFAULT);
+			if (ntm_streams(v))
+				l.streaming = v;
+			if (r->upto == SIZE_MAX)
+				break;
 		}
-		l.streaming = streaming;
+		if (!l.streaming)
+			l.streaming = ntm_fallback_streaming(cls);
 		l.streaming_origin = NTMEM_ORIGIN_DEFAULT;
 		ntm_policy_install(&p->ladder[cls], &l, cls);
 	}

@@ -5,23 +5,45 @@
 
 #include "cpu.h"
 
-NTM_NO_SANITIZE enum ntm_width ntm_width_choose(void)
+NTM_NO_SANITIZE enum ntm_width ntm_width_for(unsigned usable)
 {
 #if defined(__x86_64__)
 	const unsigned evex = CPU_AVX512F | CPU_AVX512BW | CPU_AVX512VL;
-	unsigned reported;
-	uint64_t xcr0;
-	unsigned usable = ntm_cpu_probe(&reported, &xcr0);
 	if ((usable & evex) == evex)
 		return NTM_WIDTH_AVX512;
 	if (usable & CPU_AVX2)
 		return NTM_WIDTH_AVX2;
 	return NTM_WIDTH_SSE2;
 #elif defined(__aarch64__)
+	(void)usable;
 	return NTM_WIDTH_NEON;  /* part of every AArch64 Linux target */
 #else
+	(void)usable;
 	return NTM_WIDTH_PORTABLE;
 #endif
+}
+
+NTM_NO_SANITIZE enum ntm_width ntm_width_choose(void)
+{
+#if defined(__x86_64__)
+	unsigned reported;
+	uint64_t xcr0;
+	return ntm_width_for(ntm_cpu_probe(&reported, &xcr0));
+#else
+	return ntm_width_for(0);
+#endif
+}
+
+unsigned ntm_width_bytes(enum ntm_width w)
+{
+	switch (w) {
+	case NTM_WIDTH_AVX512:
+		return 64;
+	case NTM_WIDTH_AVX2:
+		return 32;
+	default:
+		return 16;
+	}
 }
 
 const char *ntm_width_name(enum ntm_width w)

@@ -12,6 +12,14 @@
  * IFUNC resolver may call it before the program is relocated. */
 NTM_HIDDEN enum ntm_width ntm_width_choose(void);
 
+/* The same for a CPU that runs the features in usable (enum cpu_feature
+ * bits): pure, for the replay of recorded machines. */
+NTM_HIDDEN enum ntm_width ntm_width_for(unsigned usable);
+
+/* The bytes of one vector of width w (16 for the portable words), and
+ * so the small path's reach: 8 vectors on x86-64 (entry_x86_64.S). */
+NTM_HIDDEN unsigned ntm_width_bytes(enum ntm_width w);
+
 /* "AVX-512" and the like, for people. */
 NTM_HIDDEN const char *ntm_width_name(enum ntm_width w);
 

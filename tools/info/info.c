@@ -176,10 +176,15 @@ static void print_text(void)
 	struct ntmem_ladder_info set, copy;
 	ntmem_ladder_info(NTMEM_CLASS_SET_ZERO, &set);
 	ntmem_ladder_info(NTMEM_CLASS_COPY, &copy);
-	printf("  built-in     memset: %s\n", set.default_how);
-	printf("               memcpy: %s\n", copy.default_how);
+	if (strcmp(set.default_how, copy.default_how))
+		printf("  built-in     memset: %s\n"
+		       "               memcpy: %s\n", set.default_how, copy.default_how);
+	else
+		printf("  built-in     %s\n", set.default_how);
 	printf("  profile      %s%s%s\n", st.profile_path ? st.profile_path : "",
 	       st.profile_path ? ": " : "", st.profile_status);
+	if (machine_first_use())
+		printf("  first use    %s\n", machine_first_use());
 	struct ntmem_parallel_info pi;
 	ntmem_parallel_info(&pi);
 	printf("  parallel     %u thread%s (%s), at least %s each; %u CPU%s "

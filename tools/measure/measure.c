@@ -353,6 +353,18 @@ void cpu_caches_object(struct json *j, const struct ntmem_cpu_info *cpu)
 	json_end(j);
 }
 
+const char *machine_first_use(void)
+{
+	struct ntmem_policy_status st;
+	const struct policy *p = ntm_policy_ready();
+	if (ntmem_policy_status(&st) || st.profile_loaded || !p ||
+	    p->builtin_recorded)
+		return NULL;
+	return "no calibration profile, and no built-in entry recorded for this "
+	       "CPU: the general rule may leave speed unused; 'ntmem calibrate' "
+	       "measures this machine in about a minute";
+}
+
 void machine_json_members(struct json *j, const struct machine *m)
 {
 	json_string(j, "cpu", m->cpu);

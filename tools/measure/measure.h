@@ -111,6 +111,11 @@ void machine_json_members(struct json *j, const struct machine *m);
  * the machine object of every other command, so that a recorded table
  * says which CPU it came from. */
 void cpu_identity_members(struct json *j, const struct ntmem_cpu_info *cpu);
+
+/* One line for a user who has never calibrated on a CPU nobody here has
+ * recorded (no profile, no built-in entry), suggesting "ntmem
+ * calibrate"; NULL otherwise.  "ntmem info" and "ntmem run" print it. */
+const char *machine_first_use(void);
 void cpu_caches_object(struct json *j, const struct ntmem_cpu_info *cpu);
 
 #endif

@@ -24,6 +24,7 @@
 
 #include "commands.h"
 #include "introspect.h"
+#include "measure/measure.h"
 
 #ifndef NTMEM_LIBDIR
 #define NTMEM_LIBDIR "/usr/local/lib"
@@ -330,6 +331,10 @@ int cmd_run(int argc, char **argv)
 		fprintf(stderr, "ntmem run: %s\n", e.msg);
 		return RUN_FAILED;
 	}
+	/* Said once, to a person: a script's stderr stays the program's. */
+	const char *hint = machine_first_use();
+	if (hint && isatty(STDERR_FILENO))
+		fprintf(stderr, "ntmem run: note: %s\n", hint);
 	fflush(NULL);
 	execvp(o.command[0], o.command);
 	int err = errno;
