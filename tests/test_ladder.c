@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "dispatch/builtin.h"
 #include "dispatch/cpu.h"
 #include "harness.h"
 #include "dispatch/ladder.h"

@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "dispatch/builtin.h"
 #include "dispatch/cpu.h"
 #include "harness.h"
 #include "dispatch/policy.h"
@@ -46,11 +47,14 @@ static int all_default(const struct policy *p)
 	return 1;
 }
 
+/* Three buffers in turn: a message may show three ladders at once. */
 static const char *ladder_text(const struct ladder *l)
 {
-	static char buf[512];
-	if (ntm_ladder_format(l, buf, sizeof buf))
-		snprintf(buf, sizeof buf, "(too long)");
+	static char bufs[3][512];
+	static int next;
+	char *buf = bufs[next++ % 3];
+	if (ntm_ladder_format(l, buf, sizeof bufs[0]))
+		snprintf(buf, sizeof bufs[0], "(too long)");
 	return buf;
 }
 
@@ -60,37 +64,86 @@ static int streams_here(void)
 	return ntm_ranked(NTMEM_OP_SET, NTMEM_ROLE_STREAMING, 1) != NULL;
 }
 
+/* The built-in ladders of a CPU: a ladder of (role, upper edge) per class,
+ * rung by rung, against pol built for it. */
+struct want_rung {
+	enum ntmem_role role;
+	int zero_only;   /* for a streaming rung: 1 zero-only, 0 any value */
+	size_t to;
+};
+
+static int ladder_is(const struct ladder *l, const struct want_rung *w)
+{
+	unsigned i = 0;
+	for (; w[i].to; i++)
+		if (i >= l->count || l->v[i]->role != w[i].role || l->to[i] != w[i].to ||
+		    (w[i].role == NTMEM_ROLE_STREAMING && l->v[i]->zero_only != w[i].zero_only))
+			return 0;
+	return i == l->count;
+}
+
 static void test_defaults(void)
 {
 	ntm_policy_build(&pol, ntm_cpu(), NULL, NULL);
 	if (!streams_here()) {
 		const struct ladder *l = &pol.ladder[NTMEM_CLASS_COPY];
-		t_check(pol.note_count == 0 && l->count == 1 &&
-			l->v[0] == ntm_ranked(NTMEM_OP_COPY, NTMEM_ROLE_LIBC, 0) &&
-			l->to[0] == SIZE_MAX && !ntm_streams(l->streaming),
-			"defaults: with nothing that streams, libc at every size",
+		t_check(pol.note_count == 0 && l->v[l->count - 1]->role != NTMEM_ROLE_STREAMING,
+			"defaults: with nothing that streams, no streaming rung",
 			"%s", ladder_text(l));
 		return;
 	}
+	/* This CPU: the built-in entry's rungs, each resolved by role and rank
+	 * on this CPU, or the C library's where a pick cannot run here. */
+	struct builtin scratch;
+	char how[512];
+	const struct builtin *b = ntm_builtin_for(ntm_cpu(), &scratch, how, sizeof how);
 	int ok = pol.note_count == 0 && all_default(&pol);
 	for (int cls = 0; cls < NTM_CLASSES; cls++) {
-		enum ntmem_op op = ntm_op_of(cls);
 		const struct ladder *l = &pol.ladder[cls];
-		char how[NTM_NOTE_LEN];
-		size_t t = ntm_default_threshold(ntm_cpu(), op, how, sizeof how);
-		const struct variant *s = ntm_ranked(op, NTMEM_ROLE_STREAMING,
-						     cls == NTMEM_CLASS_SET_ZERO);
-		const struct variant *libc = ntm_ranked(op, NTMEM_ROLE_LIBC, 0);
-		/* [the entry points' own loop,] libc, the best streaming one */
-		unsigned k = l->count == 3 ? 1 : 0;
-		ok &= l->v[k] == libc && l->to[k] == t && s && l->v[k + 1] == s &&
-		      l->streaming == s && l->to[l->count - 1] == SIZE_MAX;
-		if (k)
-			ok &= l->v[0]->role == NTMEM_ROLE_VECTOR && l->to[0] == 32 * KiB;
+		for (unsigned i = 0; i < l->count; i++) {
+			const struct variant *v =
+				ntm_builtin_variant(cls, b->rung[cls][i].pick, ntm_cpu()->usable);
+			ok &= l->to[i] == b->rung[cls][i].upto &&
+			      l->v[i] == (v ? v : ntm_ranked(ntm_op_of(cls), NTMEM_ROLE_LIBC, 0));
+		}
 	}
-	t_check(ok, "defaults: the entry loop to 32 KiB, libc, then the best "
-		"streaming variant from the topology's threshold", "%s; notes %d",
-		ladder_text(&pol.ladder[0]), pol.note_count);
+	t_check(ok && !strcmp(pol.default_how[0], how),
+		"defaults: this CPU's built-in entry, rung by rung", "%s; notes %d (%s)",
+		ladder_text(&pol.ladder[0]), pol.note_count, how);
+
+	/* CPUs nobody recorded, with a 32 MiB L3 shared by 2 (16 MiB each). */
+	struct cpu fake = *ntm_cpu();
+	fake.model = 0x10000;
+	fake.cpuid_caches = fake.sysfs_caches =
+		(struct cache_info){32 * KiB, 1 * MiB, 32 * MiB, 2};
+	snprintf(fake.vendor, sizeof fake.vendor, "GenuineIntel");
+	fake.family = 6;
+	ntm_policy_build(&pol, &fake, NULL, NULL);
+	const struct want_rung intel_set[] = {{NTMEM_ROLE_VECTOR, 0, 32 * KiB},
+		{NTMEM_ROLE_LIBC, 0, 16 * MiB}, {NTMEM_ROLE_STREAMING, 0, SIZE_MAX}, {0, 0, 0}};
+	const struct want_rung intel_copy[] = {{NTMEM_ROLE_VECTOR, 0, 32 * KiB},
+		{NTMEM_ROLE_LIBC, 0, 8 * MiB}, {NTMEM_ROLE_STREAMING, 0, SIZE_MAX}, {0, 0, 0}};
+	int intel = ladder_is(&pol.ladder[NTMEM_CLASS_SET_NONZERO], intel_set) &&
+		    ladder_is(&pol.ladder[NTMEM_CLASS_COPY], intel_copy);
+	t_check(intel, "defaults: an unknown Intel CPU: its loop to 32 KiB, libc to "
+		"the L3 share (copies half), then streaming", "%s | %s",
+		ladder_text(&pol.ladder[NTMEM_CLASS_SET_NONZERO]),
+		ladder_text(&pol.ladder[NTMEM_CLASS_COPY]));
+
+	snprintf(fake.vendor, sizeof fake.vendor, "AuthenticAMD");
+	fake.family = 0x1a;
+	ntm_policy_build(&pol, &fake, NULL, NULL);
+	const struct want_rung amd_zero[] = {{NTMEM_ROLE_VECTOR, 0, 32 * KiB},
+		{NTMEM_ROLE_LIBC, 0, 16 * MiB}, {NTMEM_ROLE_STREAMING, 0, 512 * MiB},
+		{NTMEM_ROLE_LIBC, 0, SIZE_MAX}, {0, 0, 0}};
+	const struct want_rung amd_other[] = {{NTMEM_ROLE_VECTOR, 0, 32 * KiB},
+		{NTMEM_ROLE_LIBC, 0, SIZE_MAX}, {0, 0, 0}};
+	int amd = ladder_is(&pol.ladder[NTMEM_CLASS_SET_ZERO], amd_zero) &&
+		  ladder_is(&pol.ladder[NTMEM_CLASS_SET_NONZERO], amd_other) &&
+		  ladder_is(&pol.ladder[NTMEM_CLASS_COPY], amd_other);
+	t_check(amd, "defaults: an unknown AMD Zen streams zeros alone, to 512 MiB",
+		"%s | %s | %s", ladder_text(&pol.ladder[0]), ladder_text(&pol.ladder[1]),
+		ladder_text(&pol.ladder[2]));
 }
 
 /* Each bad item is noted with its reason; the ladders stay the default. */
@@ -477,6 +530,47 @@ static void test_profile_path(void)
 		"%d %d %d %d %d %d", a, b, c, d, e, f);
 }
 
+/* A user without a profile of their own, or without a home (a daemon),
+ * gets the system-wide one; the user's own comes first; NTMEM_PROFILE
+ * names one or disables both.  "ntmem info" names the file that served. */
+static void test_system_profile(void)
+{
+	struct profile p;
+	char sys[256], home[256], user[512], path[1024], cmd[1400];
+	const char *why;
+	sample_profile(&p);
+	path_in_dir(sys, sizeof sys, "system-profile");
+	path_in_dir(home, sizeof home, "home");
+	snprintf(user, sizeof user, "%s/.cache/ntmem/profile", home);
+	ntm_profile_write(sys, &p, NULL);
+	unsetenv("NTMEM_PROFILE");
+	unsetenv("XDG_CACHE_HOME");
+	setenv("HOME", home, 1);
+	setenv("NTMEM_SYSTEM_PROFILE", sys, 1);
+	int a = !ntm_profile_in_effect(path, sizeof path, &why) && !strcmp(path, sys);
+	ntm_profile_write(user, &p, NULL);
+	int b = !ntm_profile_in_effect(path, sizeof path, &why) && !strcmp(path, user);
+	unlink(user);
+	setenv("NTMEM_PROFILE", "none", 1);
+	int c = ntm_profile_in_effect(path, sizeof path, &why) == -1;
+	unsetenv("NTMEM_PROFILE");
+	unsetenv("HOME");
+	int d = !ntm_profile_in_effect(path, sizeof path, &why) && !strcmp(path, sys);
+	snprintf(cmd, sizeof cmd, "env -u NTMEM_PROFILE -u HOME -u XDG_CACHE_HOME "
+		 "NTMEM_SYSTEM_PROFILE=%s %s info", sys, t_ntmem());
+	char *out = NULL;
+	int st = t_run(cmd, &out, NULL);
+	char want[400];
+	snprintf(want, sizeof want, "%s: loaded", sys);
+	int e = st == 0 && out && strstr(out, want);
+	unsetenv("NTMEM_SYSTEM_PROFILE");
+	t_check(a && b && c && d && e,
+		"system profile: serves users without their own, and daemons; info names it",
+		"no user profile %d, the user's first %d, none %d, no HOME %d, info %d: %.300s",
+		a, b, c, d, e, out ? out : "");
+	free(out);
+}
+
 /* Many threads call at once, at sizes on every rung; each gets the right
  * bytes and the same choices. */
 #define THREADS 16
@@ -574,6 +668,7 @@ int main(void)
 	test_bad_profiles();
 	test_precedence();
 	test_profile_path();
+	test_system_profile();
 	test_info_end_to_end();
 	t_scratch_remove();
 	return t_finish();

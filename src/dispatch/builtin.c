@@ -19,7 +19,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "policy.h"
 #include "registry.h"
 #include "util/size.h"
 
@@ -105,6 +104,50 @@ static const struct recorded recorded[] = {
  * Zen 5 0.94x at 64 MiB) and copies (Zen 3 0.4x, Zen 5 0.8x), so an
  * unknown AMD CPU streams zeros alone, with a store that writes any value
  * (CLZERO fell to 0.87x glibc at 1 GiB on Zen 3), and only up to 512 MiB. */
+/* The built-in threshold is one thread's share of the last-level cache:
+ * above it a clear or copy would evict more than its own share.  The
+ * floor: below 8 MiB streaming always lost in the seeds' tables (2-16 MB).
+ * With no size that can be trusted, 64 MiB: at least the L3 of one socket
+ * of most servers sold before 2025, so streaming starts late rather than
+ * early (early costs bandwidth, late only cache).  No cap is needed: more
+ * than NTM_MAX_CREDIBLE_L3_SHARE a CPU is not trusted.  A copy touches
+ * twice its size (source and destination), so it streams from half the
+ * share. */
+#define THRESHOLD_FLOOR (8 * MiB)
+
+#define SHARE_UNKNOWN (64 * MiB)
+
+size_t ntm_default_threshold(const struct cpu *cpu, enum ntmem_op op,
+			     char *how, size_t len)
+{
+	struct cache_plan plan;
+	ntm_cpu_plan(cpu, &plan);
+	size_t share = plan.caches.l3 ? plan.caches.l3 / plan.caches.l3_shared_by
+				      : SHARE_UNKNOWN;
+	size_t t = share;
+	const char *bound = "";
+	if (t < THRESHOLD_FLOOR) {
+		t = THRESHOLD_FLOOR;
+		bound = ", raised to the floor";
+	}
+	char s[32];
+	if (plan.caches.l3)
+		snprintf(how, len, "%s, shared by %u: %s per thread%s", plan.how,
+			 plan.caches.l3_shared_by,
+			 ntm_format_size(share, s, sizeof s), bound);
+	else
+		snprintf(how, len, "%s: a fixed %s per thread", plan.how,
+			 ntm_format_size(share, s, sizeof s));
+	if (op == NTMEM_OP_COPY) {
+		t = t / 2 < THRESHOLD_FLOOR ? THRESHOLD_FLOOR : t / 2;
+		size_t used = strlen(how);
+		if (used < len)
+			snprintf(how + used, len - used,
+				 "; a copy touches twice its size: half");
+	}
+	return t;
+}
+
 #define ENTRY_LOOP_MAX (32 * KiB)
 /* From here on AMD's rep stosb holds its own against every streaming
  * store in every run recorded (Zen 3 at 1 GiB: 0.89-1.0x). */
@@ -186,7 +229,7 @@ static const struct variant *ranked(enum ntmem_op op, enum ntmem_role role,
 const struct variant *ntm_builtin_variant(int cls, enum builtin_pick pick,
 					  unsigned usable)
 {
-	enum ntmem_op op = ntm_op_of((enum ntmem_class)cls);
+	enum ntmem_op op = cls == NTMEM_CLASS_COPY ? NTMEM_OP_COPY : NTMEM_OP_SET;
 	int zeros = cls == NTMEM_CLASS_SET_ZERO;
 	switch (pick) {
 	case PICK_VECTOR:

@@ -46,6 +46,11 @@ const struct builtin *ntm_builtin_for(const struct cpu *cpu,
 				      struct builtin *scratch, char *how,
 				      size_t len);
 
+/* The built-in streaming threshold for op, and a line saying how it was
+ * derived from the planned caches. */
+size_t ntm_default_threshold(const struct cpu *cpu, enum ntmem_op op,
+			     char *how, size_t len);
+
 /* The variant a rung's pick names for class cls on a CPU that runs the
  * features in usable (enum cpu_feature bits), or NULL when none runs. */
 const struct variant *ntm_builtin_variant(int cls, enum builtin_pick pick,

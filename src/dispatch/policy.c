@@ -20,18 +20,6 @@
 #include "width.h"
 
 
-/* The built-in threshold is one thread's share of the last-level cache:
- * above it a clear or copy would evict more than its own share.  The
- * floor: below 8 MiB streaming always lost in the seeds' tables (2-16 MB).
- * With no size that can be trusted, 64 MiB: at least the L3 of one socket
- * of most servers sold before 2025, so streaming starts late rather than
- * early (early costs bandwidth, late only cache).  No cap is needed: more
- * than NTM_MAX_CREDIBLE_L3_SHARE a CPU is not trusted.  A copy touches
- * twice its size (source and destination), so it streams from half the
- * share. */
-#define THRESHOLD_FLOOR (8 * MiB)
-
-#define SHARE_UNKNOWN (64 * MiB)
 
 
 const struct variant *ntm_ranked(enum ntmem_op op, enum ntmem_role role,
@@ -61,37 +49,6 @@ static const struct variant *ranked_cached(enum ntmem_op op)
 			return v;
 	}
 	return NULL;  /* not reached: portable always runs */
-}
-
-size_t ntm_default_threshold(const struct cpu *cpu, enum ntmem_op op,
-			     char *how, size_t len)
-{
-	struct cache_plan plan;
-	ntm_cpu_plan(cpu, &plan);
-	size_t share = plan.caches.l3 ? plan.caches.l3 / plan.caches.l3_shared_by
-				      : SHARE_UNKNOWN;
-	size_t t = share;
-	const char *bound = "";
-	if (t < THRESHOLD_FLOOR) {
-		t = THRESHOLD_FLOOR;
-		bound = ", raised to the floor";
-	}
-	char s[32];
-	if (plan.caches.l3)
-		snprintf(how, len, "%s, shared by %u: %s per thread%s", plan.how,
-			 plan.caches.l3_shared_by,
-			 ntm_format_size(share, s, sizeof s), bound);
-	else
-		snprintf(how, len, "%s: a fixed %s per thread", plan.how,
-			 ntm_format_size(share, s, sizeof s));
-	if (op == NTMEM_OP_COPY) {
-		t = t / 2 < THRESHOLD_FLOOR ? THRESHOLD_FLOOR : t / 2;
-		size_t used = strlen(how);
-		if (used < len)
-			snprintf(how + used, len - used,
-				 "; a copy touches twice its size: half");
-	}
-	return t;
 }
 
 void ntm_policy_note(struct policy *p, const char *fmt, ...)
@@ -308,7 +265,7 @@ __attribute__((constructor(101))) static void build_process_policy(void)
 	ntm_libc_resolve(&ntm_libc);
 	char path[1024];
 	const char *why;
-	int have_path = !ntm_profile_path(path, sizeof path, &why);
+	int have_path = !ntm_profile_in_effect(path, sizeof path, &why);
 	ntm_policy_build(&ntm_the_policy, ntm_cpu(), secure_getenv("NTMEM_TUNABLES"),
 			 have_path ? path : NULL);
 	if (!have_path)

@@ -84,10 +84,6 @@ static inline const struct variant *ntm_choose(enum ntmem_op op, int c,
 void ntm_policy_build(struct policy *p, const struct cpu *cpu,
 		      const char *tunables, const char *profile_path);
 
-/* The built-in streaming threshold for op, and a line saying how it was
- * derived from the planned caches. */
-size_t ntm_default_threshold(const struct cpu *cpu, enum ntmem_op op,
-			     char *how, size_t len);
 
 /* The best supported variant of op in role by rank; zero-only ones only
  * if zero_ok.  NULL if none runs here. */

@@ -320,3 +320,28 @@ int ntm_profile_path(char *buf, size_t len, const char **why)
 	}
 	return 0;
 }
+
+const char *ntm_profile_system_path(void)
+{
+	const char *env = secure_getenv("NTMEM_SYSTEM_PROFILE");
+	return env && env[0] == '/' ? env : NTM_SYSTEM_PROFILE;
+}
+
+int ntm_profile_in_effect(char *buf, size_t len, const char **why)
+{
+	int saved = errno;
+	int user = ntm_profile_path(buf, len, why) == 0;
+	if (secure_getenv("NTMEM_PROFILE"))
+		return user ? 0 : -1;  /* named, or disabled: nothing else */
+	if (user && !access(buf, F_OK)) {
+		errno = saved;
+		return 0;
+	}
+	const char *sys = ntm_profile_system_path();
+	if (!access(sys, F_OK) && (size_t)snprintf(buf, len, "%s", sys) < len) {
+		errno = saved;
+		return 0;
+	}
+	errno = saved;
+	return user ? 0 : -1;
+}

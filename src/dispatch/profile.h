@@ -51,10 +51,24 @@ int ntm_profile_read(const char *path, const struct cpu *cpu,
 int ntm_profile_write(const char *path, const struct profile *p,
 		      const char *comment);
 
-/* The profile path in effect: NTMEM_PROFILE if set, else
+/* The user's profile path: NTMEM_PROFILE if set, else
  * $XDG_CACHE_HOME/ntmem/profile, else $HOME/.cache/ntmem/profile.
  * Returns 0, or -1 when profiles are disabled (NTMEM_PROFILE "" or "none")
  * or no path can be formed; why then says which. */
 int ntm_profile_path(char *buf, size_t len, const char **why);
+
+/* The system-wide profile, for every user who has none of their own
+ * ("ntmem calibrate --system" writes it): NTMEM_SYSTEM_PROFILE if set,
+ * else NTM_SYSTEM_PROFILE, fixed when the library is built. */
+#ifndef NTM_SYSTEM_PROFILE
+#define NTM_SYSTEM_PROFILE "/var/lib/ntmem/profile"
+#endif
+const char *ntm_profile_system_path(void);
+
+/* The profile that serves this process: the user's when NTMEM_PROFILE
+ * names one or the user's file exists, else the system-wide one when it
+ * exists, else the user's (to report as not present).  Returns 0, or -1
+ * as ntm_profile_path() does. */
+int ntm_profile_in_effect(char *buf, size_t len, const char **why);
 
 #endif

@@ -48,6 +48,8 @@ static void usage(FILE *f)
 		"                       the last rung then serves every larger size)\n"
 		"  -o, --output PATH    write the profile to PATH (default: the path\n"
 		"                       libntmem reads; see ntmem info)\n"
+		"      --system         write the system-wide profile (%s), which\n"
+		"                       serves every user without one of their own\n"
 		"  -n, --dry-run        measure and report, write nothing\n"
 		"      --json           the report as one JSON object on stdout\n"
 		"      --cpu N          pin to CPU N (default: the CPU it starts on)\n"
@@ -57,10 +59,10 @@ static void usage(FILE *f)
 		"median of paired ratios, and variants within 3%% of it tie, so\n"
 		"neighbouring sizes with tied winners share one rung.  Sizes that\n"
 		"do not fit in available memory are left out.  Exit status: 0 ok,\n"
-		"1 the run failed, 2 bad usage.\n");
+		"1 the run failed, 2 bad usage.\n", ntm_profile_system_path());
 }
 
-enum { OPT_QUICK = 256, OPT_THOROUGH, OPT_JSON, OPT_CPU, OPT_MAX_SIZE };
+enum { OPT_QUICK = 256, OPT_THOROUGH, OPT_JSON, OPT_CPU, OPT_MAX_SIZE, OPT_SYSTEM };
 
 struct cal_parse {
 	struct cal_options *o;
@@ -85,6 +87,9 @@ static int parse_option(void *ctx, int c, const char *arg, char **argv,
 		return 0;
 	case 'n':
 		o->dry_run = 1;
+		return 0;
+	case OPT_SYSTEM:
+		o->system = 1;
 		return 0;
 	case OPT_JSON:
 		o->json = 1;
@@ -117,6 +122,7 @@ static int parse(int argc, char **argv, struct cal_options *o,
 		{"json", no_argument, NULL, OPT_JSON},
 		{"cpu", required_argument, NULL, OPT_CPU},
 		{"max-size", required_argument, NULL, OPT_MAX_SIZE},
+		{"system", no_argument, NULL, OPT_SYSTEM},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -132,6 +138,10 @@ static int parse(int argc, char **argv, struct cal_options *o,
 	}
 	if (p.efforts > 1)
 		return cli_error(e, CLI_USAGE, "--quick and --thorough: choose one");
+	if (o->system && o->output)
+		return cli_error(e, CLI_USAGE, "--system and --output: choose one");
+	if (o->system && o->dry_run)
+		return cli_error(e, CLI_USAGE, "--system and --dry-run: choose one");
 	return 0;
 }
 
@@ -451,6 +461,8 @@ int cmd_calibrate(int argc, char **argv)
 		cli_exit(&e);
 	if (o.output)
 		snprintf(path, sizeof path, "%s", o.output);
+	else if (o.system)
+		snprintf(path, sizeof path, "%s", ntm_profile_system_path());
 	else if (!o.dry_run && ntm_profile_path(path, sizeof path, &why))
 		cli_usage_error("no profile path (%s); use --output PATH", why);
 	if (!o.dry_run && cal_check_output(path, &e))

@@ -81,6 +81,7 @@ struct cal_options {
 	const struct effort *effort;
 	const char *output;
 	int dry_run, json, cpu, progress;
+	int system;             /* --system: the system-wide profile */
 	size_t max_size;        /* --max-size, 0: the effort's */
 	int entry_loop[2];      /* per op */
 	size_t small_max;       /* the entry points' small path */
