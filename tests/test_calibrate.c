@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "calibrate/calibrate.h"
 #include "calibrate/ladder_fit.h"
 
 static const char *dir;  /* the scratch directory */
@@ -85,6 +86,17 @@ static void test_write_and_read_back(void)
 	t_check(status == 0 && access(profile, F_OK) != 0 && strstr(out, "Verdict:") &&
 		strstr(out, "memset of zeros") && strstr(out, "memcpy"),
 		"calibrate --dry-run: a verdict, and no profile written", "status %d", status);
+	/* Each rung with its confidence; no 0.00x for a lone candidate. */
+	int rungs = 0;
+	for (const char *at = out; (at = strstr(at, "  rung ")); at++)
+		rungs++;
+	t_check(rungs == 3 && !strstr(out, " 0.00x") &&
+		(strstr(out, "clear, at least") || strstr(out, "tied within noise")),
+		"calibrate: a confidence for every ladder's rungs", "%d rung lines", rungs);
+#ifdef __x86_64__
+	t_check(strstr(out, "GLIBC_TUNABLES=glibc.cpu.x86_non_temporal_threshold=0x") != NULL,
+		"calibrate: the glibc tunable nearest the memcpy ladder", "not printed");
+#endif
 	free(out);
 
 	snprintf(cmd, sizeof cmd, "env -u NTMEM_PROFILE XDG_CACHE_HOME=%s/cache %s calibrate %s --json",
@@ -97,13 +109,18 @@ static void test_write_and_read_back(void)
 	for (size_t i = 0; ok && i < cls->count; i++) {
 		const struct t_json *c = &cls->items[i];
 		const struct t_json *pts = t_json_get(c, "points");
+		const struct t_json *rung0 = t_json_get(c, "rungs");
+		const struct t_json *conf = rung0 && rung0->count
+			? t_json_get(&rung0->items[0], "confidence") : NULL;
 		ok &= t_json_get(c, "ladder")->type == TJ_STRING &&
 		      t_json_get(c, "words")->type == TJ_STRING && pts &&
 		      pts->type == TJ_ARRAY && pts->count >= 5 &&
-		      t_json_get(&pts->items[0], "size")->number == 256;
+		      t_json_get(&pts->items[0], "size")->number == 256 &&
+		      conf && t_json_get(conf, "verdict");
 	}
-	t_check(ok, "calibrate --json: three ladders, the grid behind them, profile "
-		"written at the default path", "status %d %s", status, j ? "" : err);
+	t_check(ok, "calibrate --json: three ladders with their confidence, the grid "
+		"behind them, profile written at the default path", "status %d %s",
+		status, j ? "" : err);
 
 	/* libntmem then reads exactly what calibrate chose. */
 	char *info = NULL;
@@ -220,12 +237,43 @@ static void test_fit(void)
 		fit_edge(1 << 20, 1 << 22));
 }
 
+/* A rung's confidence: its least lead over the best other candidate at
+ * the sizes it serves, and the rounds it won there. */
+static void test_confidence(void)
+{
+	static const double two[][3] = {{1, .5, 0}, {1, .8, 0}, {.99, 1, 0}, {.5, 1, 0}};
+	static struct cal_class k;
+	memset(&k, 0, sizeof k);
+	k.ncands = 2;
+	k.cands[0].name = "a";
+	k.cands[1].name = "b";
+	size_t n = make_table(two, 4);
+	for (size_t p = 0; p < n; p++) {
+		k.points[p] = table[p];
+		k.points[p].rounds = 5;
+		k.points[p].wins[0] = p < 2 ? 5 : 2;
+	}
+	k.npoints = n;
+	struct fit_input in = {2, -1, k.points, n, 0.03, 8};
+	struct cal_confidence c0, c1;
+	int rc = fit_ladder(&in, &k.fit);
+	cal_rung_confidence(&k, 0, &c0);
+	cal_rung_confidence(&k, 1, &c1);
+	/* a serves 1-4 KiB (the last a tie at 0.99x), b the rest */
+	t_check(rc == 0 && k.fit.count == 2 && c0.rival && !strcmp(c0.rival, "b") &&
+		c0.lead > 0.98 && c0.lead < 1.0 && c0.wins == 2 && c1.lead >= 2.0 - 1e-9,
+		"calibrate: a rung's confidence is its least lead, with the rounds it won",
+		"rc %d, %u rungs, lead %.3f (%s, %ld won), %.3f", rc, k.fit.count,
+		c0.lead, c0.rival ? c0.rival : "-", c0.wins, c1.lead);
+}
+
 int main(void)
 {
 	if (t_scratch_make("calibrate"))
 		return t_finish();
 	dir = t_scratch_dir();
 	test_fit();
+	test_confidence();
 	test_usage_errors();
 	test_write_and_read_back();
 	t_scratch_remove();

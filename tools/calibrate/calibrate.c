@@ -201,16 +201,16 @@ static int alloc_buffers(struct buffers *b, int copy, size_t size,
 	return 0;
 }
 
-/* Time cands[0..n) at size, interleaved: medians and paired ratios to the
- * best median go into point slots idx[0..n). */
-static int measure_point(const struct cal_options *o, struct cal_class *k,
-			 const size_t *idx, size_t n, size_t size,
-			 struct fit_point *pt, struct cli_error *e)
+/* Time cands[0..n) at size, interleaved over rounds: medians, paired
+ * ratios to the best median and rounds won go into point slots idx[0..n). */
+static int time_point(const struct cal_options *o, struct cal_class *k,
+		      const size_t *idx, size_t n, size_t size, long rounds,
+		      struct fit_point *pt, struct cli_error *e)
 {
 	struct trial trials[FIT_MAX_CANDS];
 	struct benchfn fns[FIT_MAX_CANDS];
-	long rounds = o->effort->rounds, loops[FIT_MAX_CANDS];
-	double gbps[FIT_MAX_CANDS * 16];
+	long loops[FIT_MAX_CANDS];
+	double gbps[FIT_MAX_CANDS * MAX_ROUNDS];
 	enum ntmem_op op = k->copy ? NTMEM_OP_COPY : NTMEM_OP_SET;
 	struct buffers b;
 	if (alloc_buffers(&b, k->copy, size, e))
@@ -228,23 +228,61 @@ static int measure_point(const struct cal_options *o, struct cal_class *k,
 	if (failed)
 		return cli_error(e, CLI_FAILED, "%s failed: %s",
 				 fns[res.failed].name, strerror(errno));
-	size_t best = 0;
+	size_t best = 0, next = n > 1 ? 1 : 0;
 	double med[FIT_MAX_CANDS];
 	for (size_t i = 0; i < n; i++) {
-		double runs[16];
+		double runs[MAX_ROUNDS];
 		memcpy(runs, benchfn_runs(&res, i, rounds), sizeof(double) * (size_t)rounds);
 		med[i] = median_of(runs, (size_t)rounds);
 		if (med[i] > med[best])
 			best = i;
 	}
+	for (size_t i = 0; i < n; i++)
+		if (i != best && (next == best || med[i] > med[next]))
+			next = i;
 	pt->size = size;
+	pt->rounds = rounds;
 	for (size_t i = 0; i < n; i++) {
+		size_t against = i == best ? next : best;
+		long wins;
 		pt->measured[idx[i]] = 1;
 		pt->gbps[idx[i]] = med[i];
 		pt->ratio[idx[i]] = benchfn_paired_ratio(benchfn_runs(&res, i, rounds),
 							 benchfn_runs(&res, best, rounds),
 							 rounds, NULL);
+		benchfn_paired_ratio(benchfn_runs(&res, i, rounds),
+				     benchfn_runs(&res, against, rounds), rounds, &wins);
+		pt->wins[idx[i]] = wins;
 	}
+	return 0;
+}
+
+/* One point: every candidate in idx, then those within two margins of
+ * the best again, with twice the rounds, so that the fit decides on the
+ * firmer numbers where the choice is close.  The others keep their first
+ * numbers: they are far behind either way. */
+static int measure_point(const struct cal_options *o, struct cal_class *k,
+			 const size_t *idx, size_t n, size_t size,
+			 struct fit_point *pt, struct cli_error *e)
+{
+	if (time_point(o, k, idx, n, size, o->effort->rounds, pt, e))
+		return -1;
+	size_t close[FIT_MAX_CANDS], nclose = 0;
+	for (size_t i = 0; i < n; i++)
+		if (pt->ratio[idx[i]] >= 1 - 2 * MARGIN)
+			close[nclose++] = idx[i];
+	if (nclose < 2)
+		return 0;
+	struct fit_point again = *pt;
+	if (time_point(o, k, close, nclose, size, 2 * o->effort->rounds, &again, e))
+		return -1;
+	for (size_t i = 0; i < nclose; i++) {
+		size_t c = close[i];
+		pt->gbps[c] = again.gbps[c];
+		pt->ratio[c] = again.ratio[c];
+		pt->wins[c] = again.wins[c];
+	}
+	pt->rounds = again.rounds;
 	return 0;
 }
 
@@ -360,6 +398,43 @@ static int refine_edges(const struct cal_options *o, struct cal_class *k,
 	return 0;
 }
 
+/* Where the measurement cannot decide, the built-in ladder's variant
+ * stays in the running: at a fitted point whose best leads the next by
+ * more than the margin in the medians but won fewer than three rounds in
+ * four against it, even with twice the rounds, the spread is too wide to
+ * tell, and the built-in's choice there counts as tied (the fit keeps it
+ * rather than fit noise); the report says so. */
+static void keep_builtin_where_undecided(struct cal_class *k, long rounds)
+{
+	static struct policy builtin;
+	ntm_policy_build(&builtin, ntm_cpu(), NULL, NULL);
+	k->nundecided = 0;
+	for (size_t i = k->nsmall; i < k->npoints; i++) {
+		struct fit_point *p = &k->points[i];
+		int best = -1;
+		double next = 0;
+		for (size_t c = 0; c < k->ncands; c++)
+			if (p->measured[c] && p->ratio[c] >= 1 &&
+			    (best < 0 || p->gbps[c] > p->gbps[best]))
+				best = (int)c;
+		for (size_t c = 0; c < k->ncands; c++)
+			if (p->measured[c] && (int)c != best && p->ratio[c] > next)
+				next = p->ratio[c];
+		/* A tie is the fit's to settle; undecided is a clear median
+		 * lead that the rounds do not bear out. */
+		if (best < 0 || next >= 1 - MARGIN || p->rounds <= rounds ||
+		    p->wins[best] * 4 >= p->rounds * 3)
+			continue;
+		const struct variant *v =
+			ntm_ladder_pick(&builtin.ladder[k->cls], p->size, 0);
+		for (size_t c = 0; c < k->ncands; c++)
+			if (k->cands[c].variant_id == ntm_variant_id(v) && p->measured[c] &&
+			    p->ratio[c] < 1 - MARGIN)
+				p->ratio[c] = 1 - MARGIN;
+		k->undecided[k->nundecided++] = i;
+	}
+}
+
 /* Every cached variant the CPU runs (the C library's too, as a variant,
  * so that all pay the same call), then the streaming one. */
 static int calibrate_class(const struct cal_options *o, struct cal_class *k,
@@ -389,6 +464,7 @@ static int calibrate_class(const struct cal_options *o, struct cal_class *k,
 	k->nsmall = 0;
 	while (k->nsmall + 1 < k->npoints && k->points[k->nsmall].size <= o->small_max)
 		k->nsmall++;
+	keep_builtin_where_undecided(k, o->effort->rounds);
 	struct fit_input in = {k->ncands, k->preferred, k->points + k->nsmall,
 			       k->npoints - k->nsmall, MARGIN, NTMEM_LADDER_MAX};
 	if (fit_ladder(&in, &k->fit))

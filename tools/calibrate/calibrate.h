@@ -31,6 +31,10 @@ struct effort {
  * (medians of 5 interleaved runs here vary by 1-2%, docs/results.md). */
 #define MARGIN 0.03
 
+/* The most interleaved rounds one point takes: a near tie is measured
+ * again with twice the effort's rounds (9 at most). */
+#define MAX_ROUNDS 32
+
 static inline double cal_run_ns(const struct effort *ef, size_t size)
 {
 	return size >= LONG_RUNS_FROM ? ef->long_run_ns : ef->run_ns;
@@ -64,7 +68,24 @@ struct cal_class {
 	struct fit_output fit;
 	struct cal_refinement refined[3 * NTMEM_LADDER_MAX];
 	size_t nrefined;
+	/* Fitted points where even twice the rounds left the best winning
+	 * fewer than three rounds in four against the next: too noisy to
+	 * decide, so the built-in ladder's variant there counts as tied. */
+	size_t undecided[FIT_MAX_POINTS];
+	size_t nundecided;
 };
+
+/* How sure a fitted rung is, over the sizes it won. */
+struct cal_confidence {
+	double lead;            /* the least of its median over the best
+				   other's: >= 1 + MARGIN clear, else a tie */
+	const char *rival;      /* the other candidate at that size */
+	long wins, rounds;      /* ... and the rounds it won there */
+};
+
+/* The confidence of rung r of k. */
+void cal_rung_confidence(const struct cal_class *k, unsigned r,
+			 struct cal_confidence *c);
 
 /* Where parallel calls start to pay (calibrate_parallel.c). */
 struct cal_parallel {

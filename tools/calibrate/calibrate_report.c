@@ -126,30 +126,106 @@ static unsigned rung_at(const struct cal_class *k, size_t i)
 	return r;
 }
 
+void cal_rung_confidence(const struct cal_class *k, unsigned r,
+			 struct cal_confidence *c)
+{
+	const struct fit_rung *g = &k->fit.rungs[r];
+	memset(c, 0, sizeof *c);
+	c->lead = 1e9;
+	for (size_t i = g->first; i <= g->last; i++) {
+		const struct fit_point *p = &k->points[k->nsmall + i];
+		int rival = -1;
+		for (size_t o = 0; o < k->ncands; o++)
+			if (o != g->cand && p->measured[o] &&
+			    (rival < 0 || p->gbps[o] > p->gbps[rival]))
+				rival = (int)o;
+		if (rival < 0 || !p->measured[g->cand])
+			continue;
+		double lead = p->gbps[g->cand] / p->gbps[rival];
+		if (lead < c->lead) {
+			c->lead = lead;
+			c->rival = k->cands[rival].name;
+			c->wins = p->wins[g->cand];
+			c->rounds = p->rounds;
+		}
+	}
+}
+
+/* Each rung's confidence in a line, and a ladder that goes A, B, A with
+ * B only tied within noise said to zig-zag. */
+static void print_confidence(const struct cal_class *k)
+{
+	char s[32], t[32];
+	for (unsigned r = 0; r < k->fit.count; r++) {
+		struct cal_confidence c;
+		cal_rung_confidence(k, r, &c);
+		size_t to = k->fit.rungs[r].to;
+		snprintf(t, sizeof t, "%s %s", to == SIZE_MAX ? "from" : "up to",
+			 ntm_format_size(to == SIZE_MAX && r ? k->fit.rungs[r - 1].to : to,
+					 s, sizeof s));
+		printf("  %s %-11s %-15s ", r ? "    " : "rung", rung_name(k, r),
+		       to == SIZE_MAX && !r ? "at every size" : t);
+		if (!c.rival)
+			printf("no other candidate measured\n");
+		else if (c.lead >= 1 + MARGIN)
+			printf("clear, at least %.2fx %s (won %ld of %ld rounds there)\n",
+			       c.lead, c.rival, c.wins, c.rounds);
+		else if (c.lead >= 1 - MARGIN)
+			printf("tied within noise with %s (%.2fx, won %ld of %ld rounds)\n",
+			       c.rival, c.lead, c.wins, c.rounds);
+		else
+			printf("behind %s at one size (%.2fx, won %ld of %ld rounds): "
+			       "kept where the rounds could not decide\n", c.rival,
+			       c.lead, c.wins, c.rounds);
+		if (r && r + 1 < k->fit.count &&
+		    k->fit.rungs[r - 1].cand == k->fit.rungs[r + 1].cand &&
+		    c.lead < 1 + MARGIN)
+			printf("  note: the ladder zig-zags within noise: %s, %s, %s; "
+			       "%s alone would serve as well\n", rung_name(k, r - 1),
+			       rung_name(k, r), rung_name(k, r - 1), rung_name(k, r - 1));
+	}
+	if (!k->nundecided)
+		return;
+	printf("  too noisy to decide at");
+	for (size_t i = 0; i < k->nundecided; i++)
+		printf("%s %s", i ? "," : "",
+		       ntm_format_size(k->points[k->undecided[i]].size, s, sizeof s));
+	printf(" (the rounds disagreed even at twice the runs): the built-in "
+	       "ladder's choice counted as tied there\n");
+}
+
 static void print_class(const struct cal_class *k)
 {
 	char words[256], s[32];
 	cal_words(k, words, sizeof words);
 	printf("\n%s: %s\n", k->label, words);
 	if (k->npicked) {
+		int ladder_streams = 0;
+		for (unsigned r = 0; r < k->fit.count; r++)
+			ladder_streams |= (int)k->fit.rungs[r].cand == k->streaming;
 		printf("  streaming variants at %s (GB/s):",
 		       ntm_format_size(k->pick.size, s, sizeof s));
 		for (size_t i = 0; i < k->npicked; i++)
 			printf(" %s %.2f%s", k->picked[i].name, k->pick.gbps[i],
-			       !strcmp(k->picked[i].name, k->cands[k->streaming].name)
-				       ? " (chosen)" : "");
+			       strcmp(k->picked[i].name, k->cands[k->streaming].name)
+				       ? "" : ladder_streams ? " (chosen)"
+				       : " (chosen for NTMEM_F_NONTEMPORAL: the ladder "
+					 "itself never streams)");
 		printf("\n");
 	}
+	print_confidence(k);
 	printf("  %10s  %-11s %7s  %-11s %7s  %-11s %s\n", "size", "best", "GB/s",
 	       "next", "ratio", "ladder", "its ratio");
 	for (size_t i = 0; i < k->npoints; i++) {
 		const struct fit_point *p = &k->points[i];
 		int a, b;
 		top_two(k, p, &a, &b);
-		printf("  %10s  %-11s %7.2f  %-11s %6.2fx  ",
-		       ntm_format_size(p->size, s, sizeof s), k->cands[a].name,
-		       p->gbps[a], b >= 0 ? k->cands[b].name : "-",
-		       b >= 0 ? p->gbps[a] / p->gbps[b] : 0.0);
+		printf("  %10s  %-11s %7.2f  ", ntm_format_size(p->size, s, sizeof s),
+		       k->cands[a].name, p->gbps[a]);
+		if (b >= 0)
+			printf("%-11s %6.2fx  ", k->cands[b].name, p->gbps[a] / p->gbps[b]);
+		else
+			printf("%-20s ", "no other candidate");
 		if (i < k->nsmall) {
 			printf("(small path)\n");
 			continue;
@@ -190,6 +266,33 @@ static void print_parallel(const struct cal_parallel *r)
 		       r->parallel[i], r->ratio[i]);
 }
 
+/* For programs that cannot be preloaded: glibc streams its memcpy above
+ * glibc.cpu.x86_non_temporal_threshold (x86-64), so the tunable nearest
+ * the measured memcpy ladder is its first streaming size, within the
+ * range glibc takes (0x4040 up to SIZE_MAX >> 4). */
+static void print_glibc_tunable(const struct cal_class *copy)
+{
+#if defined(__x86_64__)
+	size_t from = SIZE_MAX;
+	for (unsigned r = 0; r < copy->fit.count && from == SIZE_MAX; r++)
+		if ((int)copy->fit.rungs[r].cand == copy->streaming)
+			from = r ? copy->fit.rungs[r - 1].to : 0;
+	size_t most = SIZE_MAX >> 4, least = 0x4040;
+	size_t value = from == SIZE_MAX ? most : from < least ? least : from;
+	char s[32];
+	printf("\nFor programs that cannot be preloaded, glibc's memcpy comes "
+	       "closest with\n  GLIBC_TUNABLES=glibc.cpu.x86_non_temporal_threshold=%#zx",
+	       value);
+	if (from == SIZE_MAX)
+		printf("  (memcpy never streams here: the most glibc takes)\n");
+	else
+		printf("  (memcpy streams from %s here)\n",
+		       ntm_format_size(value, s, sizeof s));
+#else
+	(void)copy;
+#endif
+}
+
 static void print_text(const struct cal_options *o, const struct cal_class *k,
 		       const char *path, int written)
 {
@@ -210,6 +313,7 @@ static void print_text(const struct cal_options *o, const struct cal_class *k,
 		cal_words(&k[cls], words, sizeof words);
 		printf("%s %s: %s", cls ? ";" : "", k[cls].label, words);
 	}
+	print_glibc_tunable(&k[NTMEM_CLASS_COPY]);
 	printf("\n%s%s\n", written ? "Profile written to " : "Dry run: no profile written",
 	       written ? path : "");
 }
@@ -254,6 +358,21 @@ static void json_class(struct json *j, const struct cal_class *k)
 			json_null(j, "to");
 		else
 			json_uint(j, "to", k->fit.rungs[r].to);
+		struct cal_confidence c;
+		cal_rung_confidence(k, r, &c);
+		json_object(j, "confidence");
+		if (c.rival) {
+			json_string(j, "rival", c.rival);
+			json_double(j, "lead", c.lead);
+			json_uint(j, "wins", (uint64_t)c.wins);
+			json_uint(j, "rounds", (uint64_t)c.rounds);
+			json_string(j, "verdict", c.lead >= 1 + MARGIN ? "clear"
+						  : c.lead >= 1 - MARGIN ? "tie" : "undecided");
+		} else {
+			json_null(j, "rival");
+			json_string(j, "verdict", "no other candidate");
+		}
+		json_end(j);
 		json_end(j);
 	}
 	json_end(j);

@@ -29,6 +29,9 @@ struct fit_point {
 	int measured[FIT_MAX_CANDS];  /* 0: not run at this size */
 	double gbps[FIT_MAX_CANDS];   /* median GB/s */
 	double ratio[FIT_MAX_CANDS];  /* paired, to the best here: <= ~1 */
+	long wins[FIT_MAX_CANDS];     /* rounds it beat the best in (the
+					 best: rounds it beat the next) */
+	long rounds;                  /* interleaved rounds measured */
 };
 
 struct fit_input {
