@@ -53,10 +53,11 @@
 #define ENTRY_FLAGS (NTMEM_F_TEMPORAL | NTMEM_F_NOFENCE | NTMEM_F_NOZEROFILL)
 
 /* Jump to \to unless flags (ecx) hold UNBLOCKED and otherwise only
- * ENTRY_FLAGS.  Clobbers eax. */
+ * ENTRY_FLAGS: taking UNBLOCKED away leaves only ENTRY_FLAGS exactly
+ * then (without it the subtraction borrows into the high bits).
+ * Clobbers eax. */
 .macro ENTRY_FLAGS_OR to
-	mov	%ecx, %eax
-	xor	$NTMEM_F_UNBLOCKED, %eax
+	lea	-NTMEM_F_UNBLOCKED(%rcx), %eax
 	test	$~ENTRY_FLAGS, %eax
 	jnz	\to
 .endm

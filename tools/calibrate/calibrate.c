@@ -287,7 +287,11 @@ static int measure_point(const struct cal_options *o, struct cal_class *k,
 }
 
 /* The candidates to run at a grid point: every one below PRUNE_FROM; above
- * it those close to the best at the point before, and streaming. */
+ * it those close to the best at the point before, streaming, and the C
+ * library's function and rep stosb/movsb, which fall behind at a few
+ * times the L3 and catch up further on (they stop allocating there on
+ * AMD's Zen: a Zen 3 measured them 2x behind at 64 MiB and ahead at
+ * 1 GiB). */
 static size_t candidates_at(const struct cal_class *k, size_t point, size_t *idx)
 {
 	size_t n = 0;
@@ -295,6 +299,8 @@ static size_t candidates_at(const struct cal_class *k, size_t point, size_t *idx
 	for (size_t c = 0; c < k->ncands; c++) {
 		int keep = !prev || prev->size < PRUNE_FROM / 2 ||
 			   (int)c == k->streaming ||
+			   k->cands[c].role == NTMEM_ROLE_LIBC ||
+			   k->cands[c].role == NTMEM_ROLE_STRING ||
 			   (prev->measured[c] && prev->ratio[c] >= PRUNE_KEEP);
 		if (keep)
 			idx[n++] = c;
