@@ -13,7 +13,8 @@
  *     tunables for a look (ntm_policy_build());
  *   - the calibration profile: where it goes and how it is written
  *     (ntm_profile_path(), ntm_profile_init(), ntm_profile_write());
- *   - the shim's report variable (NTM_REPORT_ENV).
+ *   - the shim's report: its variable (NTM_REPORT_ENV) and the layout of
+ *     the record each process keeps (preload/record.h).
  *
  * Nothing here is a stable interface: it changes with the library.
  */

@@ -11,7 +11,9 @@
  *   - _FORTIFY_SOURCE: the checking forms reach the shim, and too small a
  *     destination aborts the program as the C library's forms do;
  *   - fork and exec: children keep the shim; --report counts exactly the
- *     calls of the process ntmem run started, and only that one writes;
+ *     calls of every process of the tree, however each ends (exit, _exit,
+ *     exec, SIGKILL), through sh -c pipelines, and leaks no descriptor
+ *     into them;
  *   - ntmem_preloaded(), and what ntmem run gives the command: its
  *     environment and its exit status.
  */
@@ -54,47 +56,42 @@ static void test_symbols(void)
 	outcome_free(&o);
 }
 
-/* Every rung row of r streams (want 1) or none does (want 0). */
+/* Every rung path of r streams (want 1) or none does (want 0). */
 static void check_streaming(const char *name, const struct report *r, int want)
 {
-	int rungs = 0, wrong = 0;
-	for (int i = 0; i < r->nrows; i++) {
-		const char *kind = row_kind(&r->rows[i]);
-		if (strcmp(kind, "set") && strcmp(kind, "set_nonzero") &&
-		    strcmp(kind, "copy"))
-			continue;
-		rungs++;
-		if (row_streams(&r->rows[i]) != want)
-			wrong++;
-	}
-	t_check(r->headers == 1 && rungs > 0 && !wrong, name,
-		"%d reports, %d rung rows, %d of them %s", r->headers, rungs, wrong,
-		want ? "cached" : "streaming");
+	int rungs, streaming;
+	unsigned long long calls;
+	report_rungs(r, NULL, &rungs, &streaming, &calls);
+	t_check(r->json && rungs > 0 && streaming == (want ? rungs : 0), name,
+		"%d rung paths, %d of them streaming; %s", rungs, streaming, r->why);
 }
 
 static void test_results(void)
 {
+	static struct report r;
 	static const struct {
-		const char *label, *opts[4];
+		const char *label, *opts[5];
 		int streams;  /* -1: whatever the default policy says */
 	} policies[] = {
 		{"results, default policy", {NULL}, -1},
-		{"results, streaming at every size", {"--stream-above", "0", "--report"}, 1},
-		{"results, never streaming", {"--never-stream", "--report"}, 0},
+		{"results, streaming at every size",
+		 {"--stream-above", "0", "--report-json", r.path}, 1},
+		{"results, never streaming", {"--never-stream", "--report-json", r.path}, 0},
 	};
 	const char *args[] = {"results", NULL};
 	for (size_t i = 0; i < sizeof policies / sizeof policies[0]; i++) {
 		struct outcome o;
+		report_file(&r);
 		spawn(run_argv(&at, policies[i].opts, "verify", args), NULL, 120, &o);
 		relay(policies[i].label, &o);
+		report_read(&r);
 		if (policies[i].streams >= 0) {
-			static struct report r;
 			char name[128];
-			parse_report(o.err, &r);
 			snprintf(name, sizeof name, "%s: the report says so",
 				 policies[i].label);
 			check_streaming(name, &r, policies[i].streams);
 		}
+		report_free(&r);
 		outcome_free(&o);
 	}
 }
@@ -147,10 +144,11 @@ static void test_fortify(void)
 {
 	struct outcome o;
 	static struct report r;
-	const char *ok[] = {"ok", "40", NULL}, *report[] = {"--report", NULL};
+	const char *ok[] = {"ok", "40", NULL}, *report[] = {"--report-json", r.path, NULL};
+	report_file(&r);
 	spawn(run_argv(&at, report, "fortify", ok), NULL, 60, &o);
 	relay("fortify", &o);
-	parse_report(o.err, &r);
+	report_read(&r);
 	static const char *const forms[] = {"__memcpy_chk", "__memmove_chk",
 		"__mempcpy_chk", "__memset_chk", "__explicit_bzero_chk"};
 	int right = 0;
@@ -160,7 +158,8 @@ static void test_fortify(void)
 		right += calls == 1 && bytes == (i == 1 ? 39u : 40u);
 	}
 	t_check(right == 5, "fortify: each checking form reached the shim once",
-		"%d of 5; report:\n%s", right, o.err);
+		"%d of 5; %s", right, r.why);
+	report_free(&r);
 	outcome_free(&o);
 	static const char *const fortified[] = {"memcpy", "memmove", "memset",
 						"explicit_bzero"};
@@ -174,21 +173,21 @@ static void test_fortify(void)
 	}
 }
 
-/* forkexec's EXPECT lines against the report: every count exact. */
-static void check_counts(const char *name, const struct outcome *o)
+/* forkexec's EXPECT lines against the report: every count exact; those
+ * of small calls only where no other program shares the report. */
+static void check_counts(const char *name, const struct outcome *o,
+			 const struct report *r, int small_too)
 {
-	static struct report r;
-	parse_report(o->err, &r);
 	int expected = 0, right = 0;
 	char why[512] = "";
 	for (const char *s = o->out; (s = strstr(s, "EXPECT ")); s++) {
 		char function[32], kind[32];
 		unsigned long long calls, bytes, got_calls, got_bytes;
 		if (sscanf(s, "EXPECT %31s %31s %llu %llu", function, kind, &calls,
-			   &bytes) != 4)
+			   &bytes) != 4 || (!small_too && !strcmp(kind, "small")))
 			continue;
 		expected++;
-		report_sum(&r, function, kind, &got_calls, &got_bytes);
+		report_sum(r, function, kind, &got_calls, &got_bytes);
 		if (got_calls == calls && got_bytes == bytes)
 			right++;
 		else
@@ -196,61 +195,166 @@ static void check_counts(const char *name, const struct outcome *o)
 				 "%llu, %llu", function, kind, got_calls, got_bytes,
 				 calls, bytes);
 	}
-	t_check(r.headers == 1 && expected >= 7 && right == expected, name,
-		"%d reports; %d of %d counts right; %s", r.headers, right, expected,
-		why);
+	t_check(r->json && expected >= (small_too ? 7 : 4) && right == expected, name,
+		"%d of %d counts right; %s %s", right, expected, why, r->why);
 }
 
-/* The rung the report names for function's calls of n bytes is the one
+/* The path the report names for function's calls of n bytes is the rung
  * ntmem_policy_choice() gives in this process, whose policy is the same
  * (NTMEM_PROFILE=none, no NTMEM_TUNABLES). */
-static void check_choice(const struct outcome *o, const char *function,
-			 const char *kind, enum ntmem_op op, int c, size_t n)
+static void check_choice(const struct report *r, const char *function,
+			 const char *cls, enum ntmem_op op, int c, size_t n)
 {
-	static struct report r;
 	struct ntmem_variant_info v;
-	parse_report(o->err, &r);
 	int id = ntmem_policy_choice(op, c, n, 0);
 	const char *want = id >= 0 && !ntmem_variant_info(id, &v) ? v.name : "?";
-	const char *got = "(no row)";
-	for (int i = 0; i < r.nrows; i++)
-		if (!strcmp(r.rows[i].function, function) &&
-		    !strcmp(row_kind(&r.rows[i]), kind))
-			got = strstr(r.rows[i].path, ": ") ? strstr(r.rows[i].path, ": ") + 2
-							    : r.rows[i].path;
+	const struct t_json *b = report_bucket(r, function, cls, (double)n);
+	const char *got = b ? tj_str(b, "rung") : "(no bucket)";
 	char name[128];
 	snprintf(name, sizeof name, "report: %s of %zu bytes on the rung "
 		 "ntmem_policy_choice names", function, n);
-	t_check(!strncmp(got, want, strlen(want)) && got[strlen(want)] == ',', name,
-		"report '%s', ntmem_policy_choice '%s'", got, want);
+	t_check(!strcmp(got, want), name, "report '%s', ntmem_policy_choice '%s'",
+		got, want);
 }
 
 static void test_fork_exec_report(void)
 {
 	struct outcome o;
+	static struct report r;
 	const char *parent[] = {"parent", NULL};
-	const char *opts[] = {"--stream-above", "0", "--report", NULL};
+	const char *opts[] = {"--stream-above", "0", "--report-json", r.path, NULL};
+	report_file(&r);
 	spawn(run_argv(&at, opts, "forkexec", parent), NULL, 60, &o);
+	report_read(&r);
 	t_check(relay("fork and exec", &o) == 3, "fork and exec: both children",
 		"%s", o.out);
-	check_counts("report: exact counts, from the parent alone", &o);
+	check_counts("report: exact counts, the parent's and its children's", &o,
+		     &r, 1);
+	report_free(&r);
 	outcome_free(&o);
 
-	/* The command's own stderr goes elsewhere; the report does not. */
+	/* Through a shell; the command's own stderr goes elsewhere, the
+	 * report does not. */
 	char cmd[PATH_MAX + 64];
 	snprintf(cmd, sizeof cmd, "exec %s/forkexec parent 2>/dev/null", at.helpers);
-	const char *shell[] = {"sh", "-c", cmd, NULL}, *report[] = {"--report", NULL};
+	const char *shell[] = {"sh", "-c", cmd, NULL};
+	const char *report[] = {"--report", "--report-json", r.path, NULL};
+	report_file(&r);
 	spawn(run_argv(&at, report, NULL, shell), NULL, 60, &o);
-	check_counts("report: on ntmem run's stderr, the command's own elsewhere", &o);
-	check_choice(&o, "memset", "set", NTMEM_OP_SET, 0, 1u << 20);
-	check_choice(&o, "memset", "set_nonzero", NTMEM_OP_SET, 7, 1u << 20);
-	check_choice(&o, "memcpy", "copy", NTMEM_OP_COPY, 0, 1u << 20);
+	report_read(&r);
+	check_counts("report: through sh -c, the same counts", &o, &r, 0);
+	t_check(strstr(o.err, "ntmem run: report for") && strstr(o.err, "verdict"),
+		"report: the text on ntmem run's stderr, the command's own elsewhere",
+		"%s", o.err);
+	check_choice(&r, "memset", "set", NTMEM_OP_SET, 0, 1u << 20);
+	check_choice(&r, "memset", "set_nonzero", NTMEM_OP_SET, 7, 1u << 20);
+	check_choice(&r, "memcpy", "copy", NTMEM_OP_COPY, 0, 1u << 20);
+	report_free(&r);
 	outcome_free(&o);
 
 	spawn(run_argv(&at, NULL, "forkexec", parent), NULL, 60, &o);
 	t_check(exited(&o, 0) && !strstr(o.err, "ntmem run: report"),
 		"report: none without --report", "status 0x%x: %s", o.status, o.err);
 	outcome_free(&o);
+}
+
+/* The copies of the tree helper's processes, one program at a time. */
+static void check_program(const struct report *r, const char *name,
+			  unsigned processes)
+{
+	const struct t_json *p = report_program(r, name);
+	char label[96];
+	snprintf(label, sizeof label, "process tree: %u %s process%s", processes,
+		 name, processes == 1 ? "" : "es");
+	t_check(p && tj_num(p, "processes") == processes, label, "%g; %s",
+		p ? tj_num(p, "processes") : -1, r->why);
+}
+
+static void test_process_tree(void)
+{
+	struct outcome o;
+	static struct report r;
+	const char *parent[] = {"parent", NULL};
+	const char *opts[] = {"--report-json", r.path, NULL};
+	report_file(&r);
+	spawn(run_argv(&at, opts, "tree", parent), NULL, 120, &o);
+	report_read(&r);
+	relay("process tree", &o);
+	int want = -1;
+	const char *expect = strstr(o.out, "EXPECT COPIES ");
+	if (expect)
+		want = atoi(expect + 14);
+	const struct t_json *b = report_bucket(&r, "memcpy", "copy", 300000);
+	double calls = b ? tj_num(b, "calls") : -1, bytes = b ? tj_num(b, "bytes") : -1;
+	t_check(want > 0 && calls == want && bytes == 300000.0 * want,
+		"process tree: every process's copies, merged (exit, _exit, SIGKILL, "
+		"exec, a pipeline)", "%g calls, %g bytes; want %d; %s", calls, bytes,
+		want, r.why);
+	/* tree: the parent, the _exit and SIGKILL children, the exec'ing
+	 * child before its exec, the two leaves. */
+	check_program(&r, "tree", 6);
+	check_program(&r, "tree-exec", 1);
+	check_program(&r, "tree-again", 1);
+	t_check(report_program(&r, "sh") != NULL, "process tree: the shell is a "
+		"program of the report", "%s", r.why);
+	report_free(&r);
+	outcome_free(&o);
+
+	/* The descriptors a program gets are the same with a report and
+	 * without, and none is the report's. */
+	const char *fds[] = {"fds", NULL};
+	struct outcome plain;
+	spawn(run_argv(&at, NULL, "tree", fds), NULL, 60, &plain);
+	report_file(&r);
+	spawn(run_argv(&at, opts, "tree", fds), NULL, 60, &o);
+	report_read(&r);
+	char plain_fds[256] = "", report_fds[256] = "";
+	for (const char *s = plain.out; (s = strstr(s, "FD ")); s++)
+		snprintf(plain_fds + strlen(plain_fds), sizeof plain_fds - strlen(plain_fds),
+			 "%d ", atoi(s + 3));
+	for (const char *s = o.out; (s = strstr(s, "FD ")); s++)
+		snprintf(report_fds + strlen(report_fds),
+			 sizeof report_fds - strlen(report_fds), "%d ", atoi(s + 3));
+	t_check(exited(&plain, 0) && exited(&o, 0) && *plain_fds &&
+			!strcmp(plain_fds, report_fds) && !strstr(o.out, "ntmem-run."),
+		"process tree: no descriptor leaked into the command",
+		"without a report: %s; with: %s\n%s", plain_fds, report_fds, o.out);
+	report_free(&r);
+	outcome_free(&plain);
+	outcome_free(&o);
+}
+
+/* "ntmem run --compare N": its arms and what it says of their output. */
+static void check_compare(const char *name, const char *const *opts,
+			  const char *script, int status, const char *want_out,
+			  const char *want_err)
+{
+	struct outcome o;
+	const char *args[] = {"sh", "-c", script, NULL};
+	spawn(run_argv(&at, opts, NULL, args), NULL, 120, &o);
+	t_check(exited(&o, status) && strstr(o.out, want_out) &&
+			(!want_err || strstr(o.err, want_err)),
+		name, "status 0x%x\n%s%s", o.status, o.out, o.err);
+	outcome_free(&o);
+}
+
+static void test_compare(void)
+{
+	const char *three[] = {"--compare", "3", NULL};
+	const char *forced[] = {"--compare", "3", "--stream-above", "0", NULL};
+	check_compare("compare: two arms, the same output", three, "echo same", 0,
+		      "standard output: identical in all 6 runs", NULL);
+	check_compare("compare: --stream-above adds a third arm", forced,
+		      "echo same", 0, "identical in all 9 runs", NULL);
+	check_compare("compare: the arms' table", forced, "echo same", 0,
+		      "  without ", NULL);
+	check_compare("compare: an output the shim changes is found, exit 1",
+		      three, "echo ${LD_PRELOAD:+shim}", 1,
+		      "DIFFERS between the arms", NULL);
+	check_compare("compare: an output that changes every run is called so",
+		      three, "echo $$", 0, "differs from run to run", NULL);
+	check_compare("compare: a failing command stops it, naming the arm",
+		      three, "exit 3", 1, "", "exited with status 3 in the 'without' arm");
 }
 
 static void test_query(void)
@@ -327,14 +431,18 @@ static void test_sanitized_shim(void)
 	snprintf(ld, sizeof ld, "LD_PRELOAD=%s", asan.dli_fname);
 	const char *env[] = {ld, NULL};
 	const char *args[] = {"results", "memmove-only", NULL};
-	const char *report[] = {"--report", NULL};
-	struct outcome o;
 	static struct report r;
+	const char *report[] = {"--report-json", r.path, NULL};
+	struct outcome o;
+	unsigned long long calls, bytes;
+	report_file(&r);
 	spawn(run_argv(&at, report, "verify", args), env, 300, &o);
 	relay("sanitized shim behind ASan", &o);
-	parse_report(o.err, &r);
-	t_check(r.headers == 1 && r.nrows > 0,
-		"sanitized shim behind ASan: the report", "%s", o.err);
+	report_read(&r);
+	report_sum(&r, "memmove", "any", &calls, &bytes);
+	t_check(calls > 0, "sanitized shim behind ASan: the report", "%s %s",
+		r.why, o.err);
+	report_free(&r);
 	outcome_free(&o);
 	spawn(run_argv(&at, NULL, "signals", NULL), env, 60, &o);
 	relay("sanitized shim behind ASan", &o);
@@ -412,6 +520,8 @@ int main(int argc, char **argv)
 	test_early_and_signals();
 	test_fortify();
 	test_fork_exec_report();
+	test_process_tree();
+	test_compare();
 	test_query();
 	test_command_sees();
 	return t_finish();

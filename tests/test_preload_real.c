@@ -10,7 +10,7 @@
  *   perf      perf bench mem memcpy and memset (the Debian package
  *             linux-perf is installed when missing and this is root)
  *
- * Each also runs once with --report, whose table must show the program's
+ * Each also runs once with --report-json, which must show the program's
  * own calls reaching the shim's streaming rungs: proof that the output
  * compared is the output of streamed copies.  A program that is missing
  * is a skip, with the reason.
@@ -84,20 +84,16 @@ static int write_text(const char *path, size_t bytes, uint64_t seed)
 	return fclose(f);
 }
 
-/* The report of o shows calls of the program (of function, if not NULL)
+/* The report r shows calls of the program (of function, if not NULL)
  * reaching a streaming rung. */
-static void check_streamed(const char *name, const struct outcome *o,
+static void check_streamed(const char *name, const struct report *r,
 			   const char *function)
 {
-	static struct report r;
-	parse_report(o->err, &r);
-	unsigned long long streamed = 0;
-	for (int i = 0; i < r.nrows; i++)
-		if (row_streams(&r.rows[i]) == 1 &&
-		    (!function || !strcmp(r.rows[i].function, function)))
-			streamed += r.rows[i].calls;
-	t_check(r.headers == 1 && streamed > 0, name,
-		"%d reports, %llu streamed calls:\n%s", r.headers, streamed, o->err);
+	int rungs, streaming;
+	unsigned long long streamed;
+	report_rungs(r, function, &rungs, &streaming, &streamed);
+	t_check(r->json && streamed > 0, name, "%llu streamed calls; %s", streamed,
+		r->why);
 }
 
 /* Lines in s. */
@@ -109,21 +105,17 @@ static int count_newlines(const char *s)
 	return n;
 }
 
-/* The report of o shows the program's calls reaching the shim, and any
+/* The report r shows the program's calls reaching the shim, and any
  * that went beyond the small path streamed. */
-static void check_served(const char *name, const struct outcome *o)
+static void check_served(const char *name, const struct report *r)
 {
-	static struct report r;
-	parse_report(o->err, &r);
-	unsigned long long calls = 0;
-	int cached = 0;
-	for (int i = 0; i < r.nrows; i++) {
-		calls += r.rows[i].calls;
-		cached += row_streams(&r.rows[i]) == 0;
-	}
-	t_check(r.headers == 1 && calls > 0 && !cached, name,
-		"%d reports, %llu calls, %d cached rungs:\n%s", r.headers, calls,
-		cached, o->err);
+	int rungs, streaming;
+	unsigned long long calls, bytes, streamed;
+	report_sum(r, NULL, "any", &calls, &bytes);
+	report_rungs(r, NULL, &rungs, &streaming, &streamed);
+	t_check(r->json && calls > 0 && streaming == rungs, name,
+		"%llu calls, %d of %d rung paths streaming; %s", calls, streaming,
+		rungs, r->why);
 }
 
 static void test_python(void)
@@ -138,18 +130,22 @@ static void test_python(void)
 		return;
 	}
 	struct outcome plain, shim;
+	static struct report r;
 	const char *args[] = {python, script, NULL};
 	const char *no_shim[] = {"-LD_PRELOAD", NULL};
-	const char *opts[] = {"--stream-above", "0", "--report", NULL};
+	const char *opts[] = {"--stream-above", "0", "--report-json", r.path, NULL};
 	spawn(run_argv(&at, NULL, NULL, args) + 3, no_shim, 120, &plain);
+	report_file(&r);
 	spawn(run_argv(&at, opts, NULL, args), NULL, 120, &shim);
+	report_read(&r);
 	char line[256];
 	t_check(exited(&plain, 0) && exited(&shim, 0) &&
 			count_newlines(plain.out) >= 37 && !strcmp(plain.out, shim.out),
 		"python3: bytes, bytearray, memoryview and slices hash the same",
 		"status 0x%x and 0x%x; %s", plain.status, shim.status,
 		first_line(shim.err, line, sizeof line));
-	check_streamed("python3: its copies streamed through the shim", &shim, NULL);
+	check_streamed("python3: its copies streamed through the shim", &r, NULL);
+	report_free(&r);
 	outcome_free(&plain);
 	outcome_free(&shim);
 }
@@ -191,15 +187,19 @@ static void test_gzip(void)
 	outcome_free(&plain);
 	outcome_free(&shim);
 
-	/* gzip alone is the process ntmem run starts, so the report is its. */
-	const char *report[] = {"--stream-above", "0", "--report", NULL};
+	/* With a report, gzip alone: the report is its own. */
+	static struct report r;
+	const char *report[] = {"--stream-above", "0", "--report-json", r.path, NULL};
 	const char *alone[] = {"gzip", "-9", "-n", "-c", in, NULL};
+	report_file(&r);
 	spawn_to(run_argv(&at, report, NULL, alone), NULL, 600,
 		 in_scratch("c.gz", c_gz, sizeof c_gz), &shim);
+	report_read(&r);
 	t_check(exited(&shim, 0) && same_bytes(a_gz, c_gz, why[0], sizeof why[0]),
 		"gzip -9 with --report: the same compressed bytes", "status 0x%x; %s",
 		shim.status, why[0]);
-	check_streamed("gzip: its copies streamed through the shim", &shim, NULL);
+	check_streamed("gzip: its copies streamed through the shim", &r, NULL);
+	report_free(&r);
 	outcome_free(&shim);
 }
 
@@ -220,17 +220,21 @@ static void test_sort(void)
 	const char *args[] = {"sort", "-S", "1M", "-T", scratch, in, NULL};
 	const char *plain_env[] = {"LC_ALL=C", "-LD_PRELOAD", NULL};
 	const char *shim_env[] = {"LC_ALL=C", NULL};
-	const char *opts[] = {"--stream-above", "0", "--report", NULL};
+	static struct report r;
+	const char *opts[] = {"--stream-above", "0", "--report-json", r.path, NULL};
 	struct outcome plain, shim;
 	spawn_to(run_argv(&at, NULL, NULL, args) + 3, plain_env, 300,
 		 in_scratch("a.sorted", a, sizeof a), &plain);
+	report_file(&r);
 	spawn_to(run_argv(&at, opts, NULL, args), shim_env, 300,
 		 in_scratch("b.sorted", b, sizeof b), &shim);
+	report_read(&r);
 	t_check(exited(&plain, 0) && exited(&shim, 0) &&
 			same_bytes(a, b, why, sizeof why),
 		"sort: the same sorted bytes", "status 0x%x and 0x%x; %s",
 		plain.status, shim.status, why);
-	check_served("sort: its calls went through the shim", &shim);
+	check_served("sort: its calls went through the shim", &r);
+	report_free(&r);
 	outcome_free(&plain);
 	outcome_free(&shim);
 }
@@ -297,10 +301,14 @@ static void test_perf(void)
 		const char *args[] = {perf, "bench", "mem", benches[i], "-s", "32MB",
 				      "-l", "4", "-f", "default", NULL};
 		const char *no_shim[] = {"-LD_PRELOAD", NULL};
-		const char *opts[] = {"--stream-above", "0", "--report", NULL};
+		static struct report r;
+		const char *opts[] = {"--stream-above", "0", "--report-json", r.path,
+				      NULL};
 		struct outcome plain, shim;
 		spawn(run_argv(&at, NULL, NULL, args) + 3, no_shim, 300, &plain);
+		report_file(&r);
 		spawn(run_argv(&at, opts, NULL, args), NULL, 300, &shim);
+		report_read(&r);
 		mask_numbers(plain.out);
 		mask_numbers(shim.out);
 		snprintf(name, sizeof name, "perf bench mem %s: the same output "
@@ -311,7 +319,8 @@ static void test_perf(void)
 			shim.status, plain.out, shim.out);
 		snprintf(name, sizeof name, "perf bench mem %s: its %s streamed "
 			 "through the shim", benches[i], benches[i]);
-		check_streamed(name, &shim, benches[i]);
+		check_streamed(name, &r, benches[i]);
+		report_free(&r);
 		outcome_free(&plain);
 		outcome_free(&shim);
 	}

@@ -1,12 +1,17 @@
 /*
  * test_run.c - "ntmem run": its options, the environment it gives the
- * command, where it finds the shim, and its exit status.  The parts that
- * run nothing under the shim, so every build checks them, the sanitized
- * one included.
+ * command, where it finds the shim, and its exit status; and the report's
+ * merging and verdict, from records written here with known counts.  The
+ * parts that run nothing under the shim, so every build checks them, the
+ * sanitized one and the emulated ones included.
  */
 #include "preload/spawn.h"
 
+#include "dispatch/registry.h"
+#include "run/records.h"
+#include "run/report.h"
 #include "run/run.h"
+#include "util/size.h"
 
 static struct places at;
 
@@ -47,6 +52,19 @@ static void test_options(void)
 					    "set_nonzero_threshold=0,copy_threshold=0"),
 		"run: ladders first, then the threshold that edits them", "'%s'",
 		o.tunables);
+	const char *compare[] = {"--compare", "5", "-s", "1MiB", "-l", "copy=libc",
+				 "--", "cmd", NULL};
+	t_check(!parse(compare, &o, &e) && o.compare == 5 && o.stream_above &&
+			o.unforced_len == strlen("copy=libc") &&
+			!strncmp(o.tunables, "copy=libc,set_threshold=1048576", 31),
+		"run: --compare N; the streaming arm's thresholds after the "
+		"others' options", "%ld '%s' %zu", o.compare, o.tunables,
+		o.unforced_len);
+	const char *json[] = {"--report-json", "/tmp/r.json", "cmd", NULL};
+	t_check(!parse(json, &o, &e) && !o.report && o.report_json &&
+			!strcmp(o.report_json, "/tmp/r.json"),
+		"run: --report-json FILE alone", "%d %s", o.report,
+		o.report_json ? o.report_json : "(null)");
 	const char *stop[] = {"--", "cmd", "--stream-above", "1", NULL};
 	t_check(!parse(stop, &o, &e) && !o.tunables[0] &&
 			!strcmp(o.command[1], "--stream-above"),
@@ -66,6 +84,10 @@ static void test_bad_options(void)
 		{{"--bogus", "true"}, "--bogus"},
 		{{"--stream-above"}, "--stream-above"},
 		{{"--report"}, "no command"},
+		{{"--compare", "0", "true"}, "--compare"},
+		{{"--compare", "x", "true"}, "--compare"},
+		{{"--compare", "3", "--report", "true"}, "--report"},
+		{{"--report-json", "", "true"}, "--report-json"},
 	};
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		struct run_options o;
@@ -115,6 +137,156 @@ static void test_environment_joins(void)
 			strstr(e.msg, "/nonexistent/bin") && strstr(e.msg, "/nonexistent/lib"),
 		"run: a missing shim is an error saying where it looked", "'%s'",
 		r ? e.msg : buf);
+}
+
+/* ------------------------------------------------------------------ */
+/* The report, from records of known counts                           */
+/* ------------------------------------------------------------------ */
+
+/* The first supported variant of op that streams (streams) or not. */
+static int variant_id(enum ntmem_op op, int streams)
+{
+	for (int id = 0; id < ntm_variant_count(); id++) {
+		const struct variant *v = ntm_variant(id);
+		if (v->op == op && !v->zero_only && ntm_streams(v) == !!streams &&
+		    !ntm_variant_unsupported(v))
+			return id;
+	}
+	return -1;
+}
+
+/* A record as the shim writes it, with a copy ladder of a cached rung
+ * to 64 MiB, then (with streaming) a streaming one. */
+static struct ntm_record *new_record(const char *program, long pid,
+				     int streaming)
+{
+	static struct ntm_record r;
+	memset(&r, 0, sizeof r);
+	memcpy(r.magic, NTM_RECORD_MAGIC, sizeof NTM_RECORD_MAGIC);
+	r.size = sizeof r;
+	r.exited = 1;
+	r.pid = pid;
+	r.small_max = 256;
+	snprintf(r.program, sizeof r.program, "%s", program);
+	snprintf(r.policy, sizeof r.policy, "built-in test");
+	struct ntm_record_ladder *l = &r.ladder[NTMEM_CLASS_COPY];
+	l->variant[0] = variant_id(NTMEM_OP_COPY, 0);
+	l->to[0] = streaming ? 64 * MiB : SIZE_MAX;
+	l->variant[1] = variant_id(NTMEM_OP_COPY, 1);
+	l->to[1] = SIZE_MAX;
+	l->count = streaming ? 2 : 1;
+	return &r;
+}
+
+/* n memcpy calls of size bytes on rung in r. */
+static void add_copies(struct ntm_record *r, unsigned n, uint64_t size,
+		       unsigned rung)
+{
+	struct ntm_record_cell *c =
+		&r->cell[SHIM_memcpy][ntm_record_bucket(size)][NTM_PATH_RUNG + rung];
+	c->calls += n;
+	c->bytes += n * size;
+}
+
+static int write_record(const char *dir, const char *name,
+			const struct ntm_record *r, size_t len)
+{
+	char path[PATH_MAX];
+	snprintf(path, sizeof path, "%s/%s", dir, name);
+	FILE *f = fopen(path, "w");
+	int ok = f && fwrite(r, 1, len, f) == len;
+	return (f && fclose(f)) || !ok ? -1 : 0;
+}
+
+/* pids above the kernel's largest (4194304): never alive. */
+#define NO_PID 5000000L
+
+static void test_report_merge(void)
+{
+	char dir[] = "/tmp/ntmem-run-records-XXXXXX";
+	static struct tree t;
+	struct cli_error e;
+	if (!mkdtemp(dir)) {
+		t_fail("report: records", "mkdtemp: %s", strerror(errno));
+		return;
+	}
+	/* The command: a shell that copied nothing and exec'd "db"; db's
+	 * copies; a child of db that was killed (its record never says
+	 * exited); and a file that is no record. */
+	struct ntm_record *r = new_record("sh", NO_PID, 1);
+	int bad = write_record(dir, "5000000-0.rec", r, sizeof *r);
+	r = new_record("db", NO_PID, 1);
+	add_copies(r, 100, MiB, 0);
+	add_copies(r, 3, 300 * KiB, 0);
+	bad |= write_record(dir, "5000000-1.rec", r, sizeof *r);
+	r = new_record("db", NO_PID + 1, 1);
+	r->exited = 0;
+	add_copies(r, 2, 256 * MiB, 1);
+	bad |= write_record(dir, "5000001-0.rec", r, sizeof *r);
+	bad |= write_record(dir, "5000002-0.rec", r, 100);
+	tree_init(&t);
+	int rc = tree_fold(&t, dir, NO_PID, 1, &e);
+	const struct tree_line *l = &t.line[SHIM_memcpy];
+	int cached = NTM_PATH_RUNG + variant_id(NTMEM_OP_COPY, 0);
+	int streams = NTM_PATH_RUNG + variant_id(NTMEM_OP_COPY, 1);
+	t_check(!bad && !rc && t.nproc == 3 && t.unreadable == 1 &&
+			l->cell[ntm_record_bucket(MiB)][cached].calls == 100 &&
+			l->cell[ntm_record_bucket(MiB)][cached].bytes == 100 * MiB &&
+			l->cell[ntm_record_bucket(300 * KiB)][cached].calls == 3 &&
+			l->cell[ntm_record_bucket(256 * MiB)][streams].calls == 2,
+		"report: records merged by bucket and by the variant each rung "
+		"names", "rc %d, %zu processes, %u unreadable", rc, t.nproc,
+		t.unreadable);
+	struct tree_program p[4];
+	size_t n = tree_programs(&t, p, 4);
+	t_check(n == 1 && !strcmp(p[0].name, "db") && p[0].processes == 2 &&
+			p[0].calls == 105,
+		"report: a shell that exec'd with no calls is not a program; one "
+		"program of two processes", "%zu programs, first %s, %u, %llu", n,
+		n ? p[0].name : "-", n ? p[0].processes : 0,
+		n ? (unsigned long long)p[0].calls : 0);
+	struct verdict v;
+	report_verdict(&t, NTMEM_CLASS_COPY, &v);
+	t_check(v.calls == 105 && v.streamed_calls == 2 &&
+			v.streamed_bytes == 512 * MiB && v.streams_from == 64 * MiB &&
+			strstr(v.text, "84% of the bytes copied were in calls this "
+				       "machine streams (from 64 MiB") &&
+			strstr(v.text, "streaming applies to this program"),
+		"report: the verdict where streaming applies", "'%s'", v.text);
+	t_check(report_verdict(&t, NTMEM_CLASS_SET_ZERO, &v) == 0,
+		"report: no verdict for a class without calls", "'%s'", v.text);
+	tree_free(&t);
+	memset(&t, 0, sizeof t);
+
+	/* Only the 1 MiB copies: below where the ladder streams. */
+	r = new_record("db", NO_PID, 1);
+	add_copies(r, 100, MiB, 0);
+	add_copies(r, 1, 4 * KiB, 0);
+	bad = write_record(dir, "5000000-0.rec", r, sizeof *r);
+	tree_init(&t);
+	rc = tree_fold(&t, dir, NO_PID, 1, &e);
+	report_verdict(&t, NTMEM_CLASS_COPY, &v);
+	t_check(!bad && !rc && v.lo == ntm_record_bucket(MiB) && v.hi == v.lo &&
+			strstr(v.text, "100% of the bytes copied were in calls of "
+				       "1 MiB to 2 MiB, below where this machine "
+				       "streams (from 64 MiB): streaming does not apply"),
+		"report: the verdict where streaming does not apply", "'%s'", v.text);
+	tree_free(&t);
+	memset(&t, 0, sizeof t);
+
+	/* A ladder that never streams. */
+	r = new_record("db", NO_PID, 0);
+	add_copies(r, 2, 256 * MiB, 0);
+	bad = write_record(dir, "5000000-0.rec", r, sizeof *r);
+	tree_init(&t);
+	rc = tree_fold(&t, dir, NO_PID, 1, &e);
+	report_verdict(&t, NTMEM_CLASS_COPY, &v);
+	t_check(!bad && !rc && !v.streams_from && strstr(v.text, "no streaming rung"),
+		"report: the verdict where the ladder never streams", "'%s'", v.text);
+	tree_free(&t);
+	int empty = rmdir(dir) == 0;
+	t_check(empty, "report: every record read is removed", "%s: %s", dir,
+		strerror(errno));
 }
 
 /* An installed tree: bin/ntmem and lib/libntmem-preload.so under any
@@ -182,6 +354,7 @@ int main(void)
 	test_bad_options();
 	test_environment_joins();
 	test_installed_layout();
+	test_report_merge();
 	if (spawn_unavailable())
 		t_skip("run: the ntmem binary itself", spawn_unavailable());
 	else

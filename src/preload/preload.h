@@ -7,30 +7,8 @@
 #include <stddef.h>
 
 #include "entry/entry.h"
+#include "record.h"
 #include "variants/variant.h"
-
-/*
- * Every C library name the shim defines, by the operation it performs.
- * The set names hand (dst, c, n) to the entry point, the copy names
- * (dst, src, n); each adapts its own arguments and return value around
- * that call.
- */
-#define NTM_SHIM_SET_FUNCTIONS(X) \
-	X(memset) X(bzero) X(__bzero) X(explicit_bzero) X(__memset_chk) \
-	X(__explicit_bzero_chk)
-#define NTM_SHIM_COPY_FUNCTIONS(X) \
-	X(memcpy) X(memmove) X(mempcpy) X(__mempcpy) X(__memcpy_chk) \
-	X(__memmove_chk) X(__mempcpy_chk)
-
-#define NTM_SHIM_ENUM(f) SHIM_##f,
-#define NTM_SHIM_ONE(f) +1
-enum shim_fn {
-	NTM_SHIM_SET_FUNCTIONS(NTM_SHIM_ENUM)
-	NTM_SHIM_COPY_FUNCTIONS(NTM_SHIM_ENUM)
-	SHIM_FUNCTIONS
-};
-/* Set functions come first. */
-enum { SHIM_SET_FUNCTIONS = 0 NTM_SHIM_SET_FUNCTIONS(NTM_SHIM_ONE) };
 
 static inline enum ntmem_op ntm_shim_op(int f)
 {
@@ -58,16 +36,10 @@ NTM_HIDDEN void ntm_shim_route_all(int counting);
  * against the path the entry point will take, then makes it. */
 NTM_HIDDEN extern const union shim_route ntm_shim_counted[SHIM_FUNCTIONS];
 
-/* Read NTMEM_PRELOAD_REPORT; returns 1 if it asks this process for a
- * report (the caller then routes through ntm_shim_counted), else 0.
- * Called once, from the shim's constructor. */
+/* Read NTMEM_PRELOAD_REPORT; returns 1 if ntmem run asked for a report
+ * (a record of this process's calls now exists, and the caller routes
+ * through ntm_shim_counted), else 0.  Called once, from the shim's
+ * constructor, after the policy is built. */
 NTM_HIDDEN int ntm_shim_report_setup(void);
-
-/*
- * NTMEM_PRELOAD_REPORT=FD:PID:DEV:INO, set by "ntmem run --report": the
- * process PID writes its report at exit to FD, provided FD is still the
- * file (st_dev, st_ino) = (DEV, INO) that ntmem run opened for it.
- */
-#define NTM_REPORT_ENV "NTMEM_PRELOAD_REPORT"
 
 #endif

@@ -1,81 +1,114 @@
 /*
- * preload_count.c - the shim's side of "ntmem run --report": per function,
- * how many calls and bytes took each path (the small path, each rung of
- * the call's ladder, the C library's memmove for overlapping copies, the
- * baseline before the policy was built), written at exit to the
- * descriptor ntmem run kept open for it.
+ * preload_count.c - the shim's side of "ntmem run --report": each
+ * process keeps a record of its calls (record.h) in the directory ntmem
+ * run named, mapped shared, so the counts reach the file as they are made
+ * and survive however the process ends.  ntmem run merges the records
+ * once the command has finished.
  *
  * Counting is switched on by routing the functions through the wrappers
- * below, so the ordinary path has no test for it.  A counted call costs
- * two relaxed atomic additions: lock-free, safe in signal handlers.  The
- * counters live in the process's memory, so a forked child starts with
- * its parent's; only the process ntmem run started writes a report.
+ * below, so the ordinary path has no test for it.  A counted call costs a
+ * few relaxed atomic additions (lock-free, safe in signal handlers), and
+ * from NTM_RECORD_TIMED_MIN bytes up two clock reads.  No descriptor
+ * stays open: the record is mapped and its file closed at once.  A forked
+ * child starts a record of its own (pthread_atfork); an exec'd program
+ * loads the shim again and starts its own; a child of vfork or
+ * posix_spawn shares its parent's memory until it execs, and its few
+ * calls before that count as the parent's.
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
-#include <stdint.h>
+#include <pthread.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "dispatch/args.h"
 #include "dispatch/policy.h"
-#include "preload.h"
 #include "dispatch/registry.h"
-#include "util/size.h"
+#include "preload.h"
 
-enum {
-	SLOT_SMALL,     /* the entry's small path */
-	SLOT_BASELINE,  /* beyond it, before the policy was built */
-	SLOT_OVERLAP,   /* an overlapping copy beyond it: memmove */
-	SLOT_RUNG,      /* + i: rung i of the call's ladder */
-	SLOTS = SLOT_RUNG + NTMEM_LADDER_MAX
-};
-
-struct tally {
-	uint64_t calls, bytes;
-};
-
-/* [function][row][slot]; row 1 is memset of values other than zero, row
- * 0 everything else (memset of zeros, or the copies). */
-static struct tally tallies[SHIM_FUNCTIONS][2][SLOTS];
+static struct ntm_record *record;          /* NULL: not counting */
+static char report_dir[PATH_MAX];
 
 /* The path the entry point takes for a call of n bytes with flags 0: the
  * tests check these against ntmem_policy_choice(). */
-static unsigned slot_of(enum ntmem_class cls, size_t n, int overlap)
+static unsigned path_of(enum ntmem_class cls, size_t n, int overlap)
 {
 	if (n <= ntm_shim_width()->small_max)
-		return SLOT_SMALL;
+		return NTM_PATH_SMALL;
 	if (overlap)
-		return SLOT_OVERLAP;
+		return NTM_PATH_OVERLAP;
 	const struct policy *p = ntm_policy_ready();
 	if (!p)
-		return SLOT_BASELINE;
-	return SLOT_RUNG + ntm_ladder_rung(&p->ladder[cls], n);
+		return NTM_PATH_BASELINE;
+	return NTM_PATH_RUNG + ntm_ladder_rung(&p->ladder[cls], n);
 }
 
-static void count(enum shim_fn f, enum ntmem_class cls, size_t n, int overlap)
+static uint64_t now_ns(void)
 {
-	struct tally *t = &tallies[f][cls == NTMEM_CLASS_SET_NONZERO]
-				  [slot_of(cls, n, overlap)];
-	__atomic_fetch_add(&t->calls, 1, __ATOMIC_RELAXED);
-	__atomic_fetch_add(&t->bytes, n, __ATOMIC_RELAXED);
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+static void add(uint64_t *counter, uint64_t v)
+{
+	__atomic_fetch_add(counter, v, __ATOMIC_RELAXED);
+}
+
+/* Count a call of n bytes; returns its start time if it is to be timed,
+ * else 0. */
+static uint64_t count(enum shim_fn f, enum ntmem_class cls, size_t n,
+		      int overlap)
+{
+	struct ntm_record *r = __atomic_load_n(&record, __ATOMIC_RELAXED);
+	if (!r)
+		return 0;
+	unsigned line = ntm_record_line(f, cls == NTMEM_CLASS_SET_NONZERO);
+	struct ntm_record_cell *c =
+		&r->cell[line][ntm_record_bucket(n)][path_of(cls, n, overlap)];
+	add(&c->calls, 1);
+	add(&c->bytes, n);
+	return n >= NTM_RECORD_TIMED_MIN ? now_ns() : 0;
+}
+
+static void timed(enum shim_fn f, enum ntmem_class cls, size_t n,
+		  uint64_t start)
+{
+	struct ntm_record *r = __atomic_load_n(&record, __ATOMIC_RELAXED);
+	if (!start || !r)
+		return;
+	struct ntm_record_time *t =
+		&r->time[ntm_record_line(f, cls == NTMEM_CLASS_SET_NONZERO)]
+			[ntm_record_bucket(n)];
+	add(&t->calls, 1);
+	add(&t->ns, now_ns() - start);
 }
 
 #define COUNTED_SET(f)                                                   \
 	static void *counted_##f(void *dst, int c, size_t n)             \
 	{                                                                \
-		count(SHIM_##f, ntm_class_of(NTMEM_OP_SET, c), n, 0);    \
-		return ntm_shim_width()->set(dst, c, n);                 \
+		enum ntmem_class cls = ntm_class_of(NTMEM_OP_SET, c);    \
+		uint64_t start = count(SHIM_##f, cls, n, 0);             \
+		void *ret = ntm_shim_width()->set(dst, c, n);            \
+		timed(SHIM_##f, cls, n, start);                          \
+		return ret;                                              \
 	}
 #define COUNTED_COPY(f)                                                  \
 	static void *counted_##f(void *dst, const void *src, size_t n)   \
 	{                                                                \
-		count(SHIM_##f, NTMEM_CLASS_COPY, n,                     \
-		      ntm_overlap(dst, src, n));                         \
-		return ntm_shim_width()->copy(dst, src, n);              \
+		uint64_t start = count(SHIM_##f, NTMEM_CLASS_COPY, n,    \
+				       ntm_overlap(dst, src, n));        \
+		void *ret = ntm_shim_width()->copy(dst, src, n);         \
+		timed(SHIM_##f, NTMEM_CLASS_COPY, n, start);             \
+		return ret;                                              \
 	}
 NTM_SHIM_SET_FUNCTIONS(COUNTED_SET)
 NTM_SHIM_COPY_FUNCTIONS(COUNTED_COPY)
@@ -86,131 +119,124 @@ const union shim_route ntm_shim_counted[SHIM_FUNCTIONS] = {
 	NTM_SHIM_SET_FUNCTIONS(ROUTE_SET) NTM_SHIM_COPY_FUNCTIONS(ROUTE_COPY)
 };
 
-#define NAME(f) [SHIM_##f] = #f,
-static const char *const names[SHIM_FUNCTIONS] = {
-	NTM_SHIM_SET_FUNCTIONS(NAME) NTM_SHIM_COPY_FUNCTIONS(NAME)
-};
-
 /* ------------------------------------------------------------------ */
-/* The report                                                          */
+/* The record file                                                     */
 /* ------------------------------------------------------------------ */
 
-static struct {
-	int fd;           /* -1: no report */
-	pid_t pid;
-	dev_t dev;
-	ino_t ino;
-} report = {.fd = -1};
-
-static int same_file(int fd, dev_t dev, ino_t ino)
+/* The report directory must be the caller's own and closed to others:
+ * otherwise another user could plant or read records. */
+static int trusted_dir(const char *path)
 {
 	struct stat st;
-	return fstat(fd, &st) == 0 && st.st_dev == dev && st.st_ino == ino;
+	return path[0] == '/' && lstat(path, &st) == 0 && S_ISDIR(st.st_mode) &&
+	       st.st_uid == geteuid() && !(st.st_mode & 077);
+}
+
+/* A new, zeroed record named after this process, mapped shared, its
+ * blocks reserved up front (a store to an unbacked page of a full file
+ * system would raise SIGBUS in the program); NULL if any step fails. */
+static struct ntm_record *record_create(void)
+{
+	char path[PATH_MAX + 64];
+	int fd = -1;
+	for (unsigned seq = 0; fd < 0 && seq < 1000; seq++) {
+		snprintf(path, sizeof path, "%s/%ld-%u" NTM_RECORD_SUFFIX,
+			 report_dir, (long)getpid(), seq);
+		fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW,
+			  0600);
+		if (fd < 0 && errno != EEXIST)
+			return NULL;
+	}
+	if (fd < 0)
+		return NULL;
+	void *map = MAP_FAILED;
+	if (posix_fallocate(fd, 0, sizeof(struct ntm_record)) == 0)
+		map = mmap(NULL, sizeof(struct ntm_record), PROT_READ | PROT_WRITE,
+			   MAP_SHARED, fd, 0);
+	close(fd);
+	if (map == MAP_FAILED) {
+		unlink(path);
+		return NULL;
+	}
+	return map;
+}
+
+/* The line "ntmem info" gives as the policy's sources. */
+static void describe_policy(const struct policy *p, char *buf, size_t len)
+{
+	snprintf(buf, len, "built-in %s; profile %s: %s; NTMEM_TUNABLES %s%s%s",
+		 p->default_how[0], p->profile_path[0] ? p->profile_path : "-",
+		 p->profile_status, p->has_tunables ? "'" : "not set",
+		 p->has_tunables ? p->tunables : "", p->has_tunables ? "'" : "");
+}
+
+/* The header: who, and the ladders that give each path its meaning. */
+static void describe(struct ntm_record *r, const struct policy *p)
+{
+	const struct entry_width *w = ntm_shim_width();
+	r->size = sizeof *r;
+	r->pid = getpid();
+	r->ppid = getppid();
+	r->small_max = w->small_max;
+	snprintf(r->program, sizeof r->program, "%s", program_invocation_short_name);
+	snprintf(r->small_name, sizeof r->small_name, "%s", w->small_name);
+	describe_policy(p, r->policy, sizeof r->policy);
+	for (int cls = 0; cls < NTM_CLASSES; cls++) {
+		const struct ladder *l = &p->ladder[cls];
+		r->ladder[cls].count = l->count;
+		for (unsigned i = 0; i < l->count; i++) {
+			r->ladder[cls].variant[i] = ntm_variant_id(l->v[i]);
+			r->ladder[cls].to[i] = l->to[i];
+		}
+	}
+	/* The magic last: a reader takes a record with it as whole. */
+	snprintf(r->magic, sizeof r->magic, "%s", NTM_RECORD_MAGIC);
+}
+
+/* In the child of fork: a record of its own, with its parent's header.
+ * Until this runs the child counts into its parent's record: only the
+ * calls of atfork handlers registered before the shim's. */
+static void start_child_record(void)
+{
+	struct ntm_record *parent = record, *r = record_create();
+	__atomic_store_n(&record, r, __ATOMIC_RELAXED);
+	if (!r) {
+		ntm_shim_route_all(0);
+		return;
+	}
+	const struct policy *p = ntm_policy_ready();
+	if (p)
+		describe(r, p);
+	else if (parent)
+		ntm_shim_width()->copy(r, parent, offsetof(struct ntm_record, cell));
+	r->pid = getpid();
+	r->ppid = getppid();
 }
 
 int ntm_shim_report_setup(void)
 {
-	const char *v = secure_getenv(NTM_REPORT_ENV);
-	long long fd, pid;
-	unsigned long long dev, ino;
-	int end = 0;
-	if (!v || sscanf(v, "%lld:%lld:%llu:%llu%n", &fd, &pid, &dev, &ino,
-			 &end) != 4 || v[end] || fd < 0 || fd > INT_MAX ||
-	    pid != (long long)getpid() || !same_file((int)fd, dev, ino))
+	const char *dir = secure_getenv(NTM_REPORT_ENV);
+	const struct policy *p = ntm_policy_ready();
+	if (!dir || !p || strlen(dir) >= sizeof report_dir || !trusted_dir(dir))
 		return 0;
-	report.fd = (int)fd;
-	report.pid = (pid_t)pid;
-	report.dev = (dev_t)dev;
-	report.ino = (ino_t)ino;
+	snprintf(report_dir, sizeof report_dir, "%s", dir);
+	struct ntm_record *r = record_create();
+	if (!r)
+		return 0;
+	describe(r, p);
+	if (pthread_atfork(NULL, NULL, start_child_record)) {
+		munmap(r, sizeof *r);
+		return 0;
+	}
+	__atomic_store_n(&record, r, __ATOMIC_RELAXED);
 	return 1;
 }
 
-/* Write all of s; a failed write ends the report quietly. */
-static int put(const char *s, int len)
+/* exit() ran: the counts are final.  (A process ended by _exit, exec or
+ * a signal leaves 0; its counts are as complete.) */
+__attribute__((destructor)) static void record_exit(void)
 {
-	while (len > 0) {
-		ssize_t w = write(report.fd, s, (size_t)len);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		s += w;
-		len -= (int)w;
-	}
-	return 0;
-}
-
-/* "copy rung 1: nt_avx512, 64 MiB to max", "small path (set_nonzero): up
- * to 512 B, AVX-512 stores" and the like. */
-static void slot_label(enum shim_fn f, int row, unsigned slot, char *buf,
-		       size_t len)
-{
-	const struct entry_width *w = ntm_shim_width();
-	enum ntmem_op op = ntm_shim_op(f);
-	enum ntmem_class cls = op == NTMEM_OP_COPY ? NTMEM_CLASS_COPY
-				: row ? NTMEM_CLASS_SET_NONZERO : NTMEM_CLASS_SET_ZERO;
-	const struct policy *p = ntm_policy_ready();
-	char a[32], b[32];
-	if (slot == SLOT_SMALL) {
-		snprintf(buf, len, "small path (%s): up to %s, %s", ntm_class_key[cls],
-			 ntm_format_size(w->small_max, a, sizeof a), w->small_name);
-	} else if (slot == SLOT_BASELINE) {
-		snprintf(buf, len, "before the policy was built (%s): %s",
-			 ntm_class_key[cls], ntm_baseline(op, 0)->name);
-	} else if (slot == SLOT_OVERLAP) {
-		snprintf(buf, len, "overlapping copy: the C library's memmove");
-	} else if (!p) {
-		snprintf(buf, len, "%s rung %u", ntm_class_key[cls], slot - SLOT_RUNG);
-	} else {
-		const struct ladder *l = &p->ladder[cls];
-		unsigned i = slot - SLOT_RUNG;
-		size_t from = i ? l->to[i - 1] : w->small_max + 1;
-		snprintf(buf, len, "%s rung %u: %s, %s to %s", ntm_class_key[cls],
-			 i, l->v[i]->name, ntm_format_size(from, a, sizeof a),
-			 l->to[i] == SIZE_MAX ? "max"
-					      : ntm_format_size(l->to[i], b, sizeof b));
-	}
-}
-
-static void write_report(void)
-{
-	char line[512], label[256];
-	int len = snprintf(line, sizeof line,
-			   "ntmem run: report of pid %ld (%s): calls by path\n"
-			   "  %-22s %12s %18s  %s\n",
-			   (long)report.pid, program_invocation_short_name,
-			   "function", "calls", "bytes", "path");
-	if (put(line, len))
-		return;
-	for (int f = 0; f < SHIM_FUNCTIONS; f++)
-		for (int row = 0; row < 2; row++)
-			for (unsigned s = 0; s < SLOTS; s++) {
-				const struct tally *t = &tallies[f][row][s];
-				uint64_t calls = __atomic_load_n(&t->calls, __ATOMIC_RELAXED);
-				uint64_t bytes = __atomic_load_n(&t->bytes, __ATOMIC_RELAXED);
-				if (!calls)
-					continue;
-				slot_label(f, row, s, label, sizeof label);
-				len = snprintf(line, sizeof line,
-					       "  %-22s %12llu %18llu  %s\n", names[f],
-					       (unsigned long long)calls,
-					       (unsigned long long)bytes, label);
-				if (put(line, len < (int)sizeof line ? len
-								   : (int)sizeof line - 1))
-					return;
-			}
-}
-
-/* At exit, after the program's own destructors: only in the process
- * that asked, and only to the file it named.  The report's own copies go
- * uncounted. */
-__attribute__((destructor)) static void shim_report(void)
-{
-	if (report.fd < 0 || getpid() != report.pid ||
-	    !same_file(report.fd, report.dev, report.ino))
-		return;
-	int saved = errno;
-	ntm_shim_route_all(0);
-	write_report();
-	errno = saved;
+	struct ntm_record *r = __atomic_load_n(&record, __ATOMIC_RELAXED);
+	if (r)
+		__atomic_store_n(&r->exited, 1, __ATOMIC_RELEASE);
 }

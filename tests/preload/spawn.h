@@ -254,79 +254,188 @@ static inline int relay(const char *what, const struct outcome *o)
 	return passes;
 }
 
-/* One row of an "ntmem run --report" table. */
-struct report_row {
-	char function[32];
-	unsigned long long calls, bytes;
-	char path[200];
-};
-
+/*
+ * "ntmem run --report-json FILE" for the tests: report_file() makes FILE
+ * (pass it after --report-json), report_read() parses what ntmem run
+ * wrote there.  The report's paths are "small path", "before the
+ * policy", "overlap: libc memmove", or a rung's variant name.
+ */
 struct report {
-	int headers;  /* "ntmem run: report of pid" lines: reports written */
-	int nrows;
-	struct report_row rows[128];
+	char path[64];
+	struct t_json *json;    /* NULL: none written, or not JSON (why) */
+	char why[256];
 };
 
-static inline void parse_report(const char *text, struct report *r)
+static inline const char *report_file(struct report *r)
 {
-	memset(r, 0, sizeof *r);
-	for (const char *s = text; *s;) {
-		size_t n = strcspn(s, "\n");
-		char line[512];
-		snprintf(line, sizeof line, "%.*s", (int)n, s);
-		s += n + (s[n] == '\n');
-		struct report_row *row = &r->rows[r->nrows];
-		if (!strncmp(line, "ntmem run: report of pid ", 25))
-			r->headers++;
-		else if (r->headers && r->nrows < 128 &&
-			 sscanf(line, " %31s %llu %llu %199[^\n]", row->function,
-				&row->calls, &row->bytes, row->path) == 4)
-			r->nrows++;
+	snprintf(r->path, sizeof r->path, "/tmp/ntmem-report-XXXXXX");
+	int fd = mkstemp(r->path);
+	if (fd >= 0)
+		close(fd);
+	r->json = NULL;
+	r->why[0] = '\0';
+	return r->path;
+}
+
+static inline void report_read(struct report *r)
+{
+	char *text = spawn_slurp(r->path);
+	r->json = *text ? t_json_parse(text, r->why, sizeof r->why) : NULL;
+	if (!*text)
+		snprintf(r->why, sizeof r->why, "no report in %s", r->path);
+	free(text);
+	unlink(r->path);
+}
+
+static inline void report_free(struct report *r)
+{
+	t_json_free(r->json);
+	r->json = NULL;
+}
+
+static inline const char *tj_str(const struct t_json *j, const char *key)
+{
+	const struct t_json *v = t_json_get(j, key);
+	return v && v->type == TJ_STRING ? v->string : "";
+}
+
+static inline double tj_num(const struct t_json *j, const char *key)
+{
+	const struct t_json *v = t_json_get(j, key);
+	return v && v->type == TJ_NUMBER ? v->number : -1;
+}
+
+/* A path's kind: "small", "baseline", "overlap", or "rung". */
+static inline const char *path_kind(const char *path)
+{
+	if (!strcmp(path, "small path"))
+		return "small";
+	if (!strcmp(path, "before the policy"))
+		return "baseline";
+	if (!strncmp(path, "overlap", 7))
+		return "overlap";
+	return "rung";
+}
+
+/* Call fn for every path of every bucket of every function. */
+typedef void report_path_fn(void *ctx, const struct t_json *function,
+			    const struct t_json *bucket, const struct t_json *path);
+
+static inline void report_each_path(const struct report *r, report_path_fn *fn,
+				    void *ctx)
+{
+	const struct t_json *fs = r->json ? t_json_get(r->json, "functions") : NULL;
+	for (size_t i = 0; fs && i < fs->count; i++) {
+		const struct t_json *bs = t_json_get(&fs->items[i], "buckets");
+		for (size_t k = 0; bs && k < bs->count; k++) {
+			const struct t_json *ps = t_json_get(&bs->items[k], "paths");
+			for (size_t p = 0; ps && p < ps->count; p++)
+				fn(ctx, &fs->items[i], &bs->items[k], &ps->items[p]);
+		}
 	}
 }
 
-/* The kind of path a row's label names: "small", "set", "set_nonzero",
- * "copy", "overlap" or "baseline". */
-static inline const char *row_kind(const struct report_row *row)
+struct report_sum_state {
+	const char *function, *kind;
+	unsigned long long calls, bytes;
+};
+
+static inline void report_sum_one(void *ctx, const struct t_json *f,
+				  const struct t_json *b, const struct t_json *p)
 {
-	static const char *const starts[][2] = {
-		{"small path", "small"},       {"set rung", "set"},
-		{"set_nonzero rung", "set_nonzero"}, {"copy rung", "copy"},
-		{"overlapping copy", "overlap"}, {"before the policy", "baseline"},
-	};
-	for (size_t i = 0; i < sizeof starts / sizeof starts[0]; i++)
-		if (!strncmp(row->path, starts[i][0], strlen(starts[i][0])))
-			return starts[i][1];
-	return "?";
+	struct report_sum_state *s = ctx;
+	const char *kind = path_kind(tj_str(p, "path"));
+	(void)b;
+	if (s->function && strcmp(tj_str(f, "function"), s->function))
+		return;
+	/* A rung counts as its call class: "set", "set_nonzero", "copy". */
+	int match = !strcmp(s->kind, "any") ||
+		    (!strcmp(kind, "rung") ? !strcmp(tj_str(f, "class"), s->kind)
+					   : !strcmp(kind, s->kind));
+	if (!match)
+		return;
+	s->calls += (unsigned long long)tj_num(p, "calls");
+	s->bytes += (unsigned long long)tj_num(p, "bytes");
 }
 
-/* Whether the variant a rung row names ("copy rung 0: nt_avx, ...")
- * streams; -1 when the row names no known variant. */
-static inline int row_streams(const struct report_row *row)
-{
-	const char *colon = strstr(row->path, "rung ");
-	if (!colon || !(colon = strchr(colon, ':')))
-		return -1;
-	char name[64];
-	snprintf(name, sizeof name, "%.*s", (int)strcspn(colon + 2, ","), colon + 2);
-	enum ntmem_op op = strncmp(row->path, "copy", 4) ? NTMEM_OP_SET : NTMEM_OP_COPY;
-	struct ntmem_variant_info info;
-	int id = ntmem_variant_find(op, name);
-	return id < 0 || ntmem_variant_info(id, &info) ? -1 : info.streaming;
-}
-
-/* Calls and bytes of function's rows of kind, summed over rungs. */
+/* Calls and bytes of function's paths (every function's, if NULL) of
+ * kind: "small", "overlap", "baseline", a class for its rungs, or "any". */
 static inline void report_sum(const struct report *r, const char *function,
 			      const char *kind, unsigned long long *calls,
 			      unsigned long long *bytes)
 {
-	*calls = *bytes = 0;
-	for (int i = 0; i < r->nrows; i++)
-		if (!strcmp(r->rows[i].function, function) &&
-		    !strcmp(row_kind(&r->rows[i]), kind)) {
-			*calls += r->rows[i].calls;
-			*bytes += r->rows[i].bytes;
+	struct report_sum_state s = {function, kind, 0, 0};
+	report_each_path(r, report_sum_one, &s);
+	*calls = s.calls;
+	*bytes = s.bytes;
+}
+
+struct report_rungs_state {
+	const char *function;
+	int rungs, streaming;
+	unsigned long long streamed_calls;
+};
+
+static inline void report_rungs_one(void *ctx, const struct t_json *f,
+				    const struct t_json *b, const struct t_json *p)
+{
+	struct report_rungs_state *s = ctx;
+	const struct t_json *streams = t_json_get(p, "streams");
+	(void)b;
+	if (strcmp(path_kind(tj_str(p, "path")), "rung") ||
+	    (s->function && strcmp(tj_str(f, "function"), s->function)))
+		return;
+	s->rungs++;
+	if (streams && streams->type == TJ_BOOL && streams->boolean) {
+		s->streaming++;
+		s->streamed_calls += (unsigned long long)tj_num(p, "calls");
+	}
+}
+
+/* Of function's rung paths (every function's, if NULL): how many, how
+ * many stream, and the calls of those. */
+static inline void report_rungs(const struct report *r, const char *function,
+				int *rungs, int *streaming,
+				unsigned long long *streamed_calls)
+{
+	struct report_rungs_state s = {function, 0, 0, 0};
+	report_each_path(r, report_rungs_one, &s);
+	*rungs = s.rungs;
+	*streaming = s.streaming;
+	*streamed_calls = s.streamed_calls;
+}
+
+/* The bucket of function's calls in class cls that holds size n. */
+static inline const struct t_json *report_bucket(const struct report *r,
+						 const char *function,
+						 const char *cls, double n)
+{
+	const struct t_json *fs = r->json ? t_json_get(r->json, "functions") : NULL;
+	for (size_t i = 0; fs && i < fs->count; i++) {
+		const struct t_json *f = &fs->items[i];
+		const struct t_json *bs = t_json_get(f, "buckets");
+		if (strcmp(tj_str(f, "function"), function) ||
+		    strcmp(tj_str(f, "class"), cls))
+			continue;
+		for (size_t k = 0; bs && k < bs->count; k++) {
+			const struct t_json *to = t_json_get(&bs->items[k], "to");
+			if (tj_num(&bs->items[k], "from") <= n &&
+			    (!to || to->type == TJ_NULL || n < to->number))
+				return &bs->items[k];
 		}
+	}
+	return NULL;
+}
+
+/* The program named name in the report's "programs", or NULL. */
+static inline const struct t_json *report_program(const struct report *r,
+						  const char *name)
+{
+	const struct t_json *ps = r->json ? t_json_get(r->json, "programs") : NULL;
+	for (size_t i = 0; ps && i < ps->count; i++)
+		if (!strcmp(tj_str(&ps->items[i], "name"), name))
+			return &ps->items[i];
+	return NULL;
 }
 
 #endif

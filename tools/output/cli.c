@@ -266,6 +266,31 @@ void cli_output_finish(struct cli_output *plot, int undrawn)
 		cli_exit(&e);
 }
 
+void cli_format_command(char *const *argv, char *buf, size_t len)
+{
+	size_t used = 0;
+	buf[0] = '\0';
+	for (int i = 0; argv[i] && used + 1 < len; i++) {
+		const char *w = argv[i];
+		int quote = !*w || strpbrk(w, " \t\n'\"$\\|&;<>()*?") != NULL;
+		used += (size_t)snprintf(buf + used, len - used, "%s%s", i ? " " : "",
+					 quote ? "'" : "");
+		for (; *w && used + 4 < len; w++) {
+			if (*w == '\n' || *w == '\t') {
+				buf[used++] = '\\';
+				buf[used++] = *w == '\n' ? 'n' : 't';
+			} else if (*w == '\'' && quote) {
+				used += (size_t)snprintf(buf + used, len - used, "'\\''");
+			} else {
+				buf[used++] = *w;
+			}
+		}
+		if (quote && used + 1 < len)
+			buf[used++] = '\'';
+		buf[used] = '\0';
+	}
+}
+
 int cli_progress_wanted(void)
 {
 	return isatty(STDERR_FILENO);

@@ -116,6 +116,10 @@ void cli_output_abandon(struct cli_output *o);
  * any failure. */
 void cli_output_finish(struct cli_output *plot, int undrawn);
 
+/* argv (NULL-terminated) as one line for a message: words with blanks or
+ * quotes in single quotes, newlines and tabs shown as \n and \t. */
+void cli_format_command(char *const *argv, char *buf, size_t len);
+
 /* stderr is a terminal: progress lines are welcome. */
 int cli_progress_wanted(void);
 

@@ -42,7 +42,7 @@ static void usage(FILE *f)
 		"forms choose cached or streaming stores by ntmem's policy.  The\n"
 		"programs COMMAND starts inherit the shim.\n"
 		"\n"
-		"Options (the policy for COMMAND, added to NTMEM_TUNABLES):\n"
+		"Policy options (added to NTMEM_TUNABLES):\n"
 		"  -s, --stream-above SIZE  stream every memset and memcpy from SIZE\n"
 		"                           bytes up (0: every call above the small path)\n"
 		"  -n, --never-stream       never stream\n"
@@ -50,14 +50,25 @@ static void usage(FILE *f)
 		"                           the ladder of set, set_nonzero or copy, as\n"
 		"                           NTMEM_TUNABLES takes it, e.g.\n"
 		"                           copy=libc:64MiB,nt_sse2; may be repeated\n"
-		"  -r, --report             at exit, print on ntmem run's standard error\n"
-		"                           how many calls and bytes took each path, per\n"
-		"                           function (the command's stderr is untouched)\n"
+		"\n"
+		"What streaming would do for COMMAND:\n"
+		"  -r, --report             when COMMAND ends, print on ntmem run's\n"
+		"                           standard error what every process it started\n"
+		"                           called: per function, calls and bytes by size,\n"
+		"                           the path that served them, the time of calls\n"
+		"                           from 4 KiB, and whether streaming applies\n"
+		"      --report-json FILE   the same report as JSON, into FILE\n"
+		"  -c, --compare N          run COMMAND N times without the shim and N\n"
+		"                           times with it (and, with --stream-above, N\n"
+		"                           times streaming from SIZE), alternating; print\n"
+		"                           each arm's wall, user and system time and\n"
+		"                           whether its standard output was the same\n"
 		"  -h, --help               show this help\n"
 		"\n"
 		"Exit status: COMMAND's (128+N if signal N killed it, as a shell says);\n"
-		"2 for bad arguments, 125 if ntmem run fails (no shim), 126 if COMMAND\n"
-		"cannot be run, 127 if it is not found.  See ntmem(1).\n");
+		"with --compare 0 if every run succeeded, 1 if one failed; 2 for bad\n"
+		"arguments, 125 if ntmem run fails (no shim), 126 if COMMAND cannot be\n"
+		"run, 127 if it is not found.  See ntmem(1).\n");
 }
 
 /* Append ",item" (or "item") to o->tunables. */
@@ -102,11 +113,15 @@ static int add_threshold(struct run_options *o, const char *opt,
 	return 0;
 }
 
+enum { OPT_REPORT_JSON = 256 };
+
 static const struct option longopts[] = {
 	{"stream-above", required_argument, NULL, 's'},
 	{"never-stream", no_argument, NULL, 'n'},
 	{"ladder", required_argument, NULL, 'l'},
 	{"report", no_argument, NULL, 'r'},
+	{"report-json", required_argument, NULL, OPT_REPORT_JSON},
+	{"compare", required_argument, NULL, 'c'},
 	{"help", no_argument, NULL, 'h'},
 	{NULL, 0, NULL, 0},
 };
@@ -134,6 +149,14 @@ static int parse_option(void *ctx, int c, const char *arg, char **argv,
 	case 'r':
 		p->o->report = 1;
 		return 0;
+	case OPT_REPORT_JSON:
+		if (!*arg)
+			return cli_error(e, CLI_USAGE, "--report-json: an empty file name");
+		p->o->report_json = arg;
+		return 0;
+	case 'c':
+		return cli_parse_long("--compare", arg, 1, RUN_COMPARE_MAX,
+				      &p->o->compare, e);
 	case 'h':
 		*p->help = 1;
 		return 0;
@@ -149,24 +172,30 @@ int run_parse(int argc, char **argv, struct run_options *o, int *help,
 	*help = 0;
 	struct run_parse_state p = {.o = o, .help = help};
 	/* '+': the options end at COMMAND, whose own options are its own. */
-	if (cli_getopt(argc, argv, "+:s:nl:rh", longopts, parse_option, &p, help, e))
+	if (cli_getopt(argc, argv, "+:s:nl:rc:h", longopts, parse_option, &p, help, e))
 		return -1;
 	if (*help)
 		return 0;
 	if (p.above && p.never)
 		return cli_error(e, CLI_USAGE, "--stream-above and --never-stream: "
 				 "choose one");
+	if (o->compare && (o->report || o->report_json))
+		return cli_error(e, CLI_USAGE, "--compare and --report%s: choose "
+				 "one (a report counts calls, which costs time)",
+				 o->report ? "" : "-json");
 	if (optind >= argc)
 		return cli_error(e, CLI_USAGE, "no command given (ntmem run "
 				 "[OPTIONS] -- COMMAND [ARG...])");
+	if (p.never && add_threshold(o, "--never-stream", "max", e))
+		return -1;
+	o->unforced_len = strlen(o->tunables);
+	o->stream_above = p.above != NULL;
 	if (p.above) {
 		char value[32];
 		snprintf(value, sizeof value, "%zu", p.bytes);
 		if (add_threshold(o, "--stream-above", value, e))
 			return -1;
 	}
-	if (p.never && add_threshold(o, "--never-stream", "max", e))
-		return -1;
 	o->command = argv + optind;
 	return 0;
 }
@@ -259,23 +288,6 @@ int run_find_shim(const char *exe_dir, const char *libdir, char *path,
 			 libdir);
 }
 
-/* Keep a copy of stderr open across exec for the shim's report, and say
- * which process writes it and to what file. */
-static int arm_report(struct cli_error *e)
-{
-	int fd = fcntl(STDERR_FILENO, F_DUPFD, REPORT_FD_MIN);
-	struct stat st;
-	if (fd < 0 || fstat(fd, &st))
-		return cli_error(e, CLI_FAILED, "--report: cannot keep standard "
-				 "error open for the report: %s", strerror(errno));
-	char value[128];
-	snprintf(value, sizeof value, "%d:%ld:%llu:%llu", fd, (long)getpid(),
-		 (unsigned long long)st.st_dev, (unsigned long long)st.st_ino);
-	if (setenv(NTM_REPORT_ENV, value, 1))
-		return cli_error(e, CLI_FAILED, "--report: %s", strerror(errno));
-	return 0;
-}
-
 /* The directory of the running ntmem binary, or NULL. */
 static const char *exe_dir(char *buf, size_t len)
 {
@@ -290,34 +302,77 @@ static const char *exe_dir(char *buf, size_t len)
 	return buf;
 }
 
-/* Everything before the exec: the environment the command gets. */
-static int prepare(const struct run_options *o, struct cli_error *e)
+void run_env_save(struct run_env *had)
 {
-	char dir[PATH_MAX], shim[PATH_MAX], preload[8192];
-	char tunables[RUN_TUNABLES_MAX + 1];
-	if (run_check_tunables(o->tunables, e) ||
-	    run_find_shim(exe_dir(dir, sizeof dir), NTMEM_LIBDIR, shim,
-			  sizeof shim, e) ||
-	    run_join_preload(getenv("LD_PRELOAD"), shim, preload, sizeof preload,
-			     e))
+	const char *p = getenv("LD_PRELOAD"), *t = getenv("NTMEM_TUNABLES");
+	had->preload = p ? strdup(p) : NULL;
+	had->tunables = t ? strdup(t) : NULL;
+}
+
+void run_env_free(struct run_env *had)
+{
+	free(had->preload);
+	free(had->tunables);
+}
+
+/* name=value, or name unset when value is NULL. */
+static int put_env(const char *name, const char *value, struct cli_error *e)
+{
+	if (value ? setenv(name, value, 1) : unsetenv(name))
+		return cli_error(e, CLI_FAILED, "%s: %s", name, strerror(errno));
+	return 0;
+}
+
+int run_set_environment(const struct run_env *had, const char *shim,
+			const char *tunables, struct cli_error *e)
+{
+	char preload[8192], joined[RUN_TUNABLES_MAX + 1];
+	if (shim && run_join_preload(had->preload, shim, preload, sizeof preload, e))
 		return -1;
-	if (*o->tunables) {
-		if (run_join_tunables(getenv("NTMEM_TUNABLES"), o->tunables,
-				      tunables, sizeof tunables, e))
-			return -1;
-		if (setenv("NTMEM_TUNABLES", tunables, 1))
-			return cli_error(e, CLI_FAILED, "%s", strerror(errno));
-	}
-	if (setenv("LD_PRELOAD", preload, 1))
-		return cli_error(e, CLI_FAILED, "%s", strerror(errno));
+	if (*tunables && run_join_tunables(had->tunables, tunables, joined,
+					   sizeof joined, e))
+		return -1;
 	unsetenv(NTM_REPORT_ENV);  /* a report is asked for here or not at all */
-	return o->report ? arm_report(e) : 0;
+	return put_env("LD_PRELOAD", shim ? preload : had->preload, e) ||
+		       put_env("NTMEM_TUNABLES", *tunables ? joined : had->tunables, e)
+		       ? -1 : 0;
+}
+
+/* The shim's absolute path, once the policy options are known good. */
+static int find_shim(const struct run_options *o, char *shim, size_t len,
+		     struct cli_error *e)
+{
+	char dir[PATH_MAX];
+	return run_check_tunables(o->tunables, e) ||
+			       run_find_shim(exe_dir(dir, sizeof dir), NTMEM_LIBDIR,
+					     shim, len, e)
+		       ? -1 : 0;
+}
+
+/* ntmem run's own failure: usage errors exit 2, the rest RUN_FAILED. */
+static int failed(const struct cli_error *e)
+{
+	if (e->status == CLI_USAGE)
+		cli_exit(e);
+	fprintf(stderr, "ntmem run: %s\n", e->msg);
+	return RUN_FAILED;
+}
+
+/* Say once, to a person, that this CPU has no measured ladder: a
+ * script's stderr stays the program's. */
+static void first_use_note(void)
+{
+	const char *hint = machine_first_use();
+	if (hint && isatty(STDERR_FILENO))
+		fprintf(stderr, "ntmem run: note: %s\n", hint);
 }
 
 int cmd_run(int argc, char **argv)
 {
 	struct run_options o;
 	struct cli_error e;
+	struct run_env had;
+	char shim[PATH_MAX];
 	int help;
 	if (run_parse(argc, argv, &o, &help, &e))
 		cli_exit(&e);
@@ -325,16 +380,16 @@ int cmd_run(int argc, char **argv)
 		usage(stdout);
 		return 0;
 	}
-	if (prepare(&o, &e)) {
-		if (e.status == CLI_USAGE)
-			cli_exit(&e);
-		fprintf(stderr, "ntmem run: %s\n", e.msg);
-		return RUN_FAILED;
-	}
-	/* Said once, to a person: a script's stderr stays the program's. */
-	const char *hint = machine_first_use();
-	if (hint && isatty(STDERR_FILENO))
-		fprintf(stderr, "ntmem run: note: %s\n", hint);
+	if (find_shim(&o, shim, sizeof shim, &e))
+		return failed(&e);
+	if (o.compare)
+		return run_compare(&o, shim);
+	if (o.report || o.report_json)
+		return run_reported(&o, shim);
+	run_env_save(&had);
+	if (run_set_environment(&had, shim, o.tunables, &e))
+		return failed(&e);
+	first_use_note();
 	fflush(NULL);
 	execvp(o.command[0], o.command);
 	int err = errno;

@@ -18,9 +18,39 @@
 struct run_options {
 	char tunables[RUN_TUNABLES_MAX]; /* the policy options as NTMEM_TUNABLES
 					    items ("" when none) */
+	size_t unforced_len;             /* tunables' length without the
+					    thresholds of --stream-above */
+	int stream_above;                /* --stream-above given */
 	int report;                      /* --report */
+	const char *report_json;         /* --report-json FILE, or NULL */
+	long compare;                    /* --compare N: runs per arm; 0 */
 	char **command;                  /* NULL-terminated, never empty */
 };
+
+#define RUN_COMPARE_MAX 1000
+
+/* "ntmem run --report" and --report-json (reported.c): run CMD as a
+ * child with every process it starts keeping a record, then report.
+ * Returns ntmem run's exit status: the command's. */
+int run_reported(const struct run_options *o, const char *shim);
+
+/* "ntmem run --compare" (compare.c): CMD without the shim, with it and,
+ * with --stream-above, with streaming forced; shim is the shim's path.
+ * Returns ntmem run's exit status. */
+int run_compare(const struct run_options *o, const char *shim);
+
+/* What the caller's environment had: NULL where a variable is unset. */
+struct run_env {
+	char *preload, *tunables;
+};
+void run_env_save(struct run_env *had);
+void run_env_free(struct run_env *had);
+
+/* Set the environment the command gets: LD_PRELOAD as had it plus shim
+ * (NULL: exactly as had it), NTMEM_TUNABLES as had it plus tunables.
+ * Returns 0, or -1 with an error. */
+int run_set_environment(const struct run_env *had, const char *shim,
+			const char *tunables, struct cli_error *e);
 
 /* Parse "ntmem run" arguments (argv[0] is "run").  Returns 0, or -1 with
  * a CLI_USAGE error naming the argument; *help is set for --help. */

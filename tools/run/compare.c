@@ -1,0 +1,249 @@
+/*
+ * compare.c - "ntmem run --compare N -- CMD": does the shim cost this
+ * program anything, or win it anything?  CMD runs N times in each arm:
+ * without the shim, with it (the policy options but --stream-above), and
+ * with --stream-above also with streaming forced from that size.  The
+ * arms alternate, each round starting with the next arm, so a drift of
+ * the machine's speed falls on all of them alike; one warm-up run per arm
+ * goes first, untimed, so the first arm does not pay for a cold page
+ * cache.  Like hyperfine: medians, the range, the ratio.  Each run's
+ * standard output is hashed, not shown, to say whether the shim changed
+ * what the program wrote.  Standard input is /dev/null, so every run
+ * reads the same.
+ */
+#define _GNU_SOURCE
+#include "run.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "supervise.h"
+#include "util/size.h"
+
+enum { ARM_WITHOUT, ARM_WITH, ARM_STREAMING, ARMS };
+
+struct run_result {
+	double wall, user, sys;
+	uint64_t hash, out_bytes;
+};
+
+struct arm {
+	const char *name;
+	const char *shim;               /* NULL: without the shim */
+	char tunables[RUN_TUNABLES_MAX];
+	struct run_result *runs;        /* [compare] */
+};
+
+/* FNV-1a, 64 bits: enough to tell two outputs apart. */
+struct output_hash {
+	uint64_t h, n;
+};
+
+static void hash_output(void *ctx, const char *buf, size_t n)
+{
+	struct output_hash *o = ctx;
+	for (size_t i = 0; i < n; i++)
+		o->h = (o->h ^ (unsigned char)buf[i]) * 0x100000001b3ull;
+	o->n += n;
+}
+
+/* One run of the command in arm a: 0, or -1 with why in e. */
+static int run_once(const struct run_options *o, const struct run_env *had,
+		    const struct arm *a, struct run_result *r, struct cli_error *e)
+{
+	struct output_hash out = {0xcbf29ce484222325ull, 0};
+	struct supervise_io io = {.stdin_null = 1, .output = hash_output,
+				  .cpu = -1, .ctx = &out};
+	struct run_outcome oc;
+	if (run_set_environment(had, a->shim, a->tunables, e) ||
+	    supervise(o->command, &io, &oc, e))
+		return -1;
+	if (oc.status) {
+		char why[64];
+		if (WIFSIGNALED(oc.status))
+			snprintf(why, sizeof why, "was killed by signal %d",
+				 WTERMSIG(oc.status));
+		else
+			snprintf(why, sizeof why, "exited with status %d",
+				 WEXITSTATUS(oc.status));
+		return cli_error(e, CLI_FAILED, "--compare: %s %s in the '%s' arm; "
+				 "a comparison needs a command that succeeds",
+				 o->command[0], why, a->name);
+	}
+	*r = (struct run_result){oc.wall_s, oc.user_s, oc.sys_s, out.h, out.n};
+	return 0;
+}
+
+static int by_value(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+struct summary {
+	double wall, wall_min, wall_max, user, sys;
+};
+
+static double median(double *v, long n)
+{
+	qsort(v, (size_t)n, sizeof *v, by_value);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static struct summary summarize(const struct arm *a, long n)
+{
+	double *v = malloc((size_t)n * sizeof *v);
+	struct summary s = {0};
+	if (!v)
+		return s;
+	for (long i = 0; i < n; i++)
+		v[i] = a->runs[i].wall;
+	s.wall = median(v, n);
+	s.wall_min = v[0];
+	s.wall_max = v[n - 1];
+	for (long i = 0; i < n; i++)
+		v[i] = a->runs[i].user;
+	s.user = median(v, n);
+	for (long i = 0; i < n; i++)
+		v[i] = a->runs[i].sys;
+	s.sys = median(v, n);
+	free(v);
+	return s;
+}
+
+static void format_seconds(double s, char *buf, size_t len)
+{
+	if (s < 1)
+		snprintf(buf, len, "%.1f ms", s * 1e3);
+	else
+		snprintf(buf, len, "%.3f s", s);
+}
+
+static void print_arms(const struct arm *arms, int narms, long n,
+		       struct summary *s)
+{
+	char w[32], lo[32], hi[32], u[32], sy[32];
+	printf("  %-11s %11s  %-23s %11s %11s  %9s %9s\n", "arm", "wall", "wall range",
+	       "user", "sys", "wall", "user+sys");
+	for (int a = 0; a < narms; a++) {
+		s[a] = summarize(&arms[a], n);
+		format_seconds(s[a].wall, w, sizeof w);
+		format_seconds(s[a].wall_min, lo, sizeof lo);
+		format_seconds(s[a].wall_max, hi, sizeof hi);
+		format_seconds(s[a].user, u, sizeof u);
+		format_seconds(s[a].sys, sy, sizeof sy);
+		char range[80];
+		snprintf(range, sizeof range, "%s - %s", lo, hi);
+		printf("  %-11s %11s  %-23s %11s %11s", arms[a].name, w, range, u, sy);
+		if (a == ARM_WITHOUT)
+			printf("  %9s %9s\n", "(base)", "(base)");
+		else
+			printf("  %8.3fx %8.3fx\n", s[a].wall / s[0].wall,
+			       (s[a].user + s[a].sys) / (s[0].user + s[0].sys));
+	}
+}
+
+/* Is the change in wall time of arm a larger than the runs' spread? */
+static void print_spread(const struct arm *arms, int narms, const struct summary *s)
+{
+	double base_spread = (s[0].wall_max - s[0].wall_min) / s[0].wall;
+	for (int a = 1; a < narms; a++) {
+		double change = s[a].wall / s[0].wall - 1;
+		double spread = (s[a].wall_max - s[a].wall_min) / s[a].wall;
+		if (spread < base_spread)
+			spread = base_spread;
+		printf("  %s: wall time %+.1f%%, %s the runs' spread (%.1f%%)\n",
+		       arms[a].name, 100 * change,
+		       change > spread || -change > spread ? "beyond" : "within",
+		       100 * spread);
+	}
+}
+
+/* Standard output: the same in every run?  Returns 1 if the arms differ
+ * while each arm agrees with itself: the shim changed the output. */
+static int print_output(const struct arm *arms, int narms, long n)
+{
+	int same_within = 1, same_across = 1;
+	for (int a = 0; a < narms; a++)
+		for (long i = 0; i < n; i++) {
+			same_within &= arms[a].runs[i].hash == arms[a].runs[0].hash;
+			same_across &= arms[a].runs[i].hash == arms[0].runs[0].hash;
+		}
+	char size[32];
+	ntm_format_size(arms[0].runs[0].out_bytes, size, sizeof size);
+	if (same_across) {
+		printf("  standard output: identical in all %ld runs (%s, FNV-1a "
+		       "%016llx)\n", n * narms, size,
+		       (unsigned long long)arms[0].runs[0].hash);
+		return 0;
+	}
+	if (!same_within) {
+		printf("  standard output: differs from run to run within an arm: "
+		       "the command's output is not deterministic, so it cannot "
+		       "tell whether the shim changed it\n");
+		return 0;
+	}
+	printf("  standard output: DIFFERS between the arms, while each arm's "
+	       "runs agree:");
+	for (int a = 0; a < narms; a++)
+		printf(" %s %016llx (%llu bytes)%s", arms[a].name,
+		       (unsigned long long)arms[a].runs[0].hash,
+		       (unsigned long long)arms[a].runs[0].out_bytes,
+		       a + 1 < narms ? "," : "\n");
+	return 1;
+}
+
+static void print_header(const struct run_options *o, int narms)
+{
+	char cmd[512];
+	cli_format_command(o->command, cmd, sizeof cmd);
+	printf("ntmem run --compare %ld: %s\n  %ld runs per arm after one "
+	       "warm-up each, the %d arms taking turns, each round starting\n"
+	       "  with the next; stdin /dev/null, stdout hashed\n", o->compare,
+	       cmd, o->compare, narms);
+}
+
+int run_compare(const struct run_options *o, const char *shim)
+{
+	struct arm arms[ARMS] = {{"without", NULL, "", NULL},
+				 {"with shim", shim, "", NULL},
+				 {"streaming", shim, "", NULL}};
+	int narms = o->stream_above ? ARMS : ARM_STREAMING;
+	snprintf(arms[ARM_WITH].tunables, sizeof arms[ARM_WITH].tunables, "%.*s",
+		 (int)o->unforced_len, o->tunables);
+	snprintf(arms[ARM_STREAMING].tunables, sizeof arms[ARM_STREAMING].tunables,
+		 "%s", o->tunables);
+	struct run_env had;
+	struct cli_error e;
+	struct run_result warm;
+	int rc = 0;
+	run_env_save(&had);
+	for (int a = 0; a < narms && !rc; a++)
+		if (!(arms[a].runs = calloc((size_t)o->compare, sizeof *arms[a].runs)))
+			rc = cli_error(&e, CLI_FAILED, "out of memory");
+	for (int a = 0; a < narms && !rc; a++)
+		rc = run_once(o, &had, &arms[a], &warm, &e);
+	for (long r = 0; r < o->compare && !rc; r++)
+		for (int i = 0; i < narms && !rc; i++) {
+			int a = (int)((r + i) % narms);
+			rc = run_once(o, &had, &arms[a], &arms[a].runs[r], &e);
+		}
+	int status = 0;
+	if (rc) {
+		fprintf(stderr, "ntmem run: %s\n", e.msg);
+		status = CLI_FAILED;
+	} else {
+		struct summary s[ARMS];
+		print_header(o, narms);
+		print_arms(arms, narms, o->compare, s);
+		print_spread(arms, narms, s);
+		status = print_output(arms, narms, o->compare) ? CLI_FAILED : 0;
+	}
+	for (int a = 0; a < narms; a++)
+		free(arms[a].runs);
+	run_env_free(&had);
+	return status;
+}

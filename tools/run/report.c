@@ -1,0 +1,551 @@
+/*
+ * report.c - the report of "ntmem run --report" and --report-json, from
+ * the merged records: who ran, what they called at which sizes, which
+ * path served each size, and whether streaming applies.
+ */
+#define _GNU_SOURCE
+#include "report.h"
+
+#include <string.h>
+#include <sys/wait.h>
+
+#include "introspect.h"
+#include "ntmem.h"
+#include "output/json.h"
+#include "util/size.h"
+
+#define WINDOW_SHARE 0.90  /* the verdict's "most bytes" */
+#define PROGRAMS_MAX 256
+
+static const char *const class_bytes[3] = {
+	"the bytes cleared (memset of zeros)",
+	"the bytes set to other values",
+	"the bytes copied",
+};
+static const char *const class_calls[3] = {
+	"memset of zeros", "memset of other values", "copies",
+};
+
+/* Per bucket, summed over the lines of one class. */
+struct class_sums {
+	uint64_t calls[NTM_RECORD_BUCKETS], bytes[NTM_RECORD_BUCKETS];
+};
+
+static void sum_class(const struct tree *t, int cls, struct class_sums *s,
+		      struct verdict *v)
+{
+	memset(s, 0, sizeof *s);
+	for (unsigned line = 0; line < NTM_RECORD_LINES; line++) {
+		if (tree_line_class(line) != cls)
+			continue;
+		for (unsigned k = 0; k < NTM_RECORD_BUCKETS; k++)
+			for (unsigned key = 0; key < TREE_PATH_KEYS; key++) {
+				const struct ntm_record_cell *c = &t->line[line].cell[k][key];
+				s->calls[k] += c->calls;
+				s->bytes[k] += c->bytes;
+				if (tree_path_streams(key)) {
+					v->streamed_calls += c->calls;
+					v->streamed_bytes += c->bytes;
+				}
+			}
+	}
+	for (unsigned k = 0; k < NTM_RECORD_BUCKETS; k++) {
+		v->calls += s->calls[k];
+		v->bytes += s->bytes[k];
+	}
+}
+
+/* The fewest adjacent buckets that hold WINDOW_SHARE of w (bytes, or
+ * calls when no call wrote a byte). */
+static void find_window(const uint64_t *w, uint64_t total, struct verdict *v)
+{
+	unsigned best = NTM_RECORD_BUCKETS + 1;
+	for (unsigned lo = 0; lo < NTM_RECORD_BUCKETS; lo++) {
+		uint64_t sum = 0;
+		for (unsigned hi = lo; hi < NTM_RECORD_BUCKETS && hi - lo < best; hi++) {
+			sum += w[hi];
+			if ((double)sum >= WINDOW_SHARE * (double)total) {
+				best = hi - lo;
+				v->lo = lo;
+				v->hi = hi;
+				v->window_share = (double)sum / (double)total;
+				break;
+			}
+		}
+	}
+}
+
+/* Where the command's ladder for cls streams. */
+static void find_streaming(const struct tree *t, int cls, struct verdict *v)
+{
+	const struct ntm_record_ladder *l = &t->header.ladder[cls];
+	for (unsigned i = 0; t->have_header && i < l->count && i < NTMEM_LADDER_MAX; i++) {
+		const struct variant *var = ntm_variant(l->variant[i]);
+		int streams = var && ntm_streams(var);
+		if (streams && !v->streams_from) {
+			v->streams_from = i ? l->to[i - 1] : t->header.small_max + 1;
+			v->stream_variant = var->name;
+		} else if (!streams && v->streams_from) {
+			v->streams_to = l->to[i - 1];
+			break;
+		}
+	}
+}
+
+static const char *percent(double share, char *buf, size_t len)
+{
+	if (share > 0 && share < 0.01)
+		snprintf(buf, len, "under 1%%");
+	else
+		snprintf(buf, len, "%.0f%%", 100 * share);
+	return buf;
+}
+
+/* "calls of [16 KiB, 4 MiB)": the window, its top no higher than cap. */
+static void window_label(const struct verdict *v, uint64_t cap, char *buf,
+			 size_t len)
+{
+	char a[32], b[32];
+	uint64_t from = ntm_record_bucket_from(v->lo);
+	uint64_t to = ntm_record_bucket_to(v->hi);
+	if (cap && (!to || to > cap))
+		to = cap;
+	if (v->hi == 0)
+		snprintf(buf, len, "calls of 0 bytes");
+	else if (!to)
+		snprintf(buf, len, "calls of %s and more",
+			 ntm_format_size(from, a, sizeof a));
+	else  /* to is not included, as in the tables' [from, to) */
+		snprintf(buf, len, "calls of %s to %s",
+			 ntm_format_size(from, a, sizeof a),
+			 ntm_format_size(to, b, sizeof b));
+}
+
+static void write_verdict(struct verdict *v)
+{
+	char share[32], window[96], from[32], to[48] = "";
+	const char *bytes = class_bytes[v->cls];
+	double streamed = v->bytes ? (double)v->streamed_bytes / (double)v->bytes
+				   : (double)v->streamed_calls / (double)v->calls;
+	window_label(v, v->streams_from, window, sizeof window);
+	percent(v->window_share, share, sizeof share);
+	if (!v->streams_from) {
+		snprintf(v->text, sizeof v->text, "%s of %s were in %s. This "
+			 "machine's ladder for %s has no streaming rung, so ntmem "
+			 "never streams them here (ntmem run --stream-above forces "
+			 "it).", share, bytes, window, class_calls[v->cls]);
+		return;
+	}
+	ntm_format_size(v->streams_from, from, sizeof from);
+	if (v->streams_to) {
+		char b[32];
+		snprintf(to, sizeof to, " to %s",
+			 ntm_format_size(v->streams_to, b, sizeof b));
+	}
+	if (streamed >= 0.5)
+		snprintf(v->text, sizeof v->text, "%s of %s were in calls this "
+			 "machine streams (from %s%s, %s): streaming applies to "
+			 "this program.", percent(streamed, share, sizeof share),
+			 bytes, from, to, v->stream_variant);
+	else if (v->streamed_calls)
+		snprintf(v->text, sizeof v->text, "%s of %s were in %s; only %s "
+			 "were in calls this machine streams (from %s%s, %s): "
+			 "streaming applies to a small part of this program.",
+			 share, bytes, window, percent(streamed, (char[32]){0}, 32),
+			 from, to, v->stream_variant);
+	else
+		snprintf(v->text, sizeof v->text, "%s of %s were in %s, below "
+			 "where this machine streams (from %s): streaming does not "
+			 "apply to this program.", share, bytes, window, from);
+}
+
+int report_verdict(const struct tree *t, int cls, struct verdict *v)
+{
+	struct class_sums s;
+	memset(v, 0, sizeof *v);
+	v->cls = cls;
+	sum_class(t, cls, &s, v);
+	if (!v->calls)
+		return 0;
+	find_window(v->bytes ? s.bytes : s.calls, v->bytes ? v->bytes : v->calls, v);
+	find_streaming(t, cls, v);
+	write_verdict(v);
+	return 1;
+}
+
+/* ------------------------------------------------------------------ */
+/* Per function                                                        */
+/* ------------------------------------------------------------------ */
+
+struct line_sums {
+	uint64_t calls, bytes, timed_calls, timed_ns;
+};
+
+static void sum_line(const struct tree_line *l, unsigned k, struct line_sums *s)
+{
+	for (unsigned key = 0; key < TREE_PATH_KEYS; key++) {
+		s->calls += l->cell[k][key].calls;
+		s->bytes += l->cell[k][key].bytes;
+	}
+	s->timed_calls += l->time[k].calls;
+	s->timed_ns += l->time[k].ns;
+}
+
+static struct line_sums line_total(const struct tree_line *l)
+{
+	struct line_sums s = {0};
+	for (unsigned k = 0; k < NTM_RECORD_BUCKETS; k++)
+		sum_line(l, k, &s);
+	return s;
+}
+
+/* "memset (other values)", "memcpy". */
+/* The lines in the order the report lists them: each function, memset
+ * of other values right after memset of zeros. */
+static unsigned line_at(unsigned i)
+{
+	static unsigned order[NTM_RECORD_LINES];
+	static int ready;
+	if (!ready) {
+		unsigned n = 0;
+		for (unsigned f = 0; f < SHIM_FUNCTIONS; f++) {
+			order[n++] = f;
+			if (f < SHIM_SET_FUNCTIONS)
+				order[n++] = ntm_record_line(f, 1);
+		}
+		ready = 1;
+	}
+	return order[i];
+}
+
+static void line_title(unsigned line, char *buf, size_t len)
+{
+	static const char *const names[] = {
+#define NAME(f) #f,
+		NTM_SHIM_SET_FUNCTIONS(NAME) NTM_SHIM_COPY_FUNCTIONS(NAME)
+#undef NAME
+	};
+	enum shim_fn f = tree_line_function(line);
+	int takes_value = f == SHIM_memset || f == SHIM___memset_chk;
+	snprintf(buf, len, "%s%s", names[f],
+		 !takes_value ? "" : line >= SHIM_FUNCTIONS ? " (other values)"
+							     : " (zeros)");
+}
+
+static const char *function_name(unsigned line)
+{
+	static char buf[48];
+	line_title(line, buf, sizeof buf);
+	char *space = strchr(buf, ' ');
+	if (space)
+		*space = '\0';
+	return buf;
+}
+
+static void bucket_label(unsigned k, char *buf, size_t len)
+{
+	char a[32], b[32];
+	uint64_t to = ntm_record_bucket_to(k);
+	if (k == 0)
+		snprintf(buf, len, "0 B");
+	else if (!to)
+		snprintf(buf, len, "[%s, ...)", ntm_format_size(ntm_record_bucket_from(k), a, sizeof a));
+	else
+		snprintf(buf, len, "[%s, %s)",
+			 ntm_format_size(ntm_record_bucket_from(k), a, sizeof a),
+			 ntm_format_size(to, b, sizeof b));
+}
+
+/* The paths that served bucket k of l: "movsb", "small path + vec_avx2". */
+static void bucket_paths(const struct tree_line *l, unsigned k, char *buf,
+			 size_t len)
+{
+	size_t used = 0;
+	buf[0] = '\0';
+	for (unsigned key = 0; key < TREE_PATH_KEYS && used < len; key++)
+		if (l->cell[k][key].calls)
+			used += (size_t)snprintf(buf + used, len - used, "%s%s",
+						 used ? " + " : "", tree_path_name(key));
+}
+
+static void format_seconds(double s, char *buf, size_t len)
+{
+	if (s < 1e-3)
+		snprintf(buf, len, "%.1f us", s * 1e6);
+	else if (s < 1)
+		snprintf(buf, len, "%.1f ms", s * 1e3);
+	else
+		snprintf(buf, len, "%.2f s", s);
+}
+
+static void text_function(FILE *f, const struct tree *t, unsigned line,
+			  double cpu_s)
+{
+	const struct tree_line *l = &t->line[line];
+	struct line_sums total = line_total(l);
+	char title[48], size[48], bytes[32], when[32], paths[256];
+	if (!total.calls)
+		return;
+	line_title(line, title, sizeof title);
+	fprintf(f, "\n%s: %llu calls, %s", title, (unsigned long long)total.calls,
+		ntm_format_size(total.bytes, bytes, sizeof bytes));
+	if (total.timed_calls) {
+		double s = (double)total.timed_ns * 1e-9;
+		format_seconds(s, when, sizeof when);
+		fprintf(f, "; calls from %d KiB took %s", NTM_RECORD_TIMED_MIN / 1024,
+			when);
+		if (cpu_s > 0)
+			fprintf(f, ", %.1f%% of the CPU time", 100 * s / cpu_s);
+	}
+	fprintf(f, "\n  %-22s %12s %12s %7s %10s  %s\n", "size", "calls", "bytes",
+		"share", "time", "path");
+	for (unsigned k = 0; k < NTM_RECORD_BUCKETS; k++) {
+		struct line_sums s = {0};
+		sum_line(l, k, &s);
+		if (!s.calls)
+			continue;
+		bucket_label(k, size, sizeof size);
+		bucket_paths(l, k, paths, sizeof paths);
+		if (s.timed_calls)
+			format_seconds((double)s.timed_ns * 1e-9, when, sizeof when);
+		else
+			snprintf(when, sizeof when, "-");
+		fprintf(f, "  %-22s %12llu %12s %6.1f%% %10s  %s\n", size,
+			(unsigned long long)s.calls,
+			ntm_format_size(s.bytes, bytes, sizeof bytes),
+			total.bytes ? 100.0 * (double)s.bytes / (double)total.bytes : 0.0,
+			when, paths);
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* The whole report                                                    */
+/* ------------------------------------------------------------------ */
+
+static void status_text(int status, char *buf, size_t len)
+{
+	if (WIFSIGNALED(status))
+		snprintf(buf, len, "killed by signal %d", WTERMSIG(status));
+	else
+		snprintf(buf, len, "exit status %d", WEXITSTATUS(status));
+}
+
+static unsigned running(const struct tree *t)
+{
+	unsigned n = 0;
+	for (size_t i = 0; i < t->nproc; i++)
+		n += t->proc[i].running;
+	return n;
+}
+
+static void text_programs(FILE *f, const struct tree *t)
+{
+	static struct tree_program programs[PROGRAMS_MAX];
+	size_t n = tree_programs(t, programs, PROGRAMS_MAX);
+	char bytes[32];
+	fprintf(f, "  %-22s %10s %14s %14s\n", "program", "processes", "calls",
+		"bytes");
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, "  %-22s %10u %14llu %14s\n", programs[i].name,
+			programs[i].processes, (unsigned long long)programs[i].calls,
+			ntm_format_size(programs[i].bytes, bytes, sizeof bytes));
+}
+
+void report_text(FILE *f, const struct tree *t, const struct run_outcome *o,
+		 char *const *command)
+{
+	char cmd[512], status[64], wall[32], cpu[32];
+	double cpu_s = o->user_s + o->sys_s;
+	cli_format_command(command, cmd, sizeof cmd);
+	status_text(o->status, status, sizeof status);
+	format_seconds(o->wall_s, wall, sizeof wall);
+	format_seconds(cpu_s, cpu, sizeof cpu);
+	fprintf(f, "\nntmem run: report for %s\n  %s; %zu process%s; %s wall, "
+		"%s CPU\n", cmd, status, t->nproc, t->nproc == 1 ? "" : "es", wall,
+		cpu);
+	if (!t->nproc) {
+		fprintf(f, "  no process recorded a call: the command is statically "
+			"linked or setuid, or cleared LD_PRELOAD, so the shim never "
+			"loaded\n");
+		return;
+	}
+	fprintf(f, "  policy: %s%s\n", t->header.policy,
+		t->policies_differ ? " (some processes ran another policy)" : "");
+	if (running(t))
+		fprintf(f, "  %u processes were still running: their counts are "
+			"those so far\n", running(t));
+	if (t->unreadable)
+		fprintf(f, "  %u record files were incomplete and are left out\n",
+			t->unreadable);
+	text_programs(f, t);
+	unsigned with_calls = 0;
+	for (unsigned i = 0; i < NTM_RECORD_LINES; i++) {
+		with_calls += line_total(&t->line[line_at(i)]).calls != 0;
+		text_function(f, t, line_at(i), cpu_s);
+	}
+	if (!with_calls) {
+		fprintf(f, "\nno calls to memset, memcpy or their relatives reached "
+			"the shim (a program may copy in the kernel, as cp does with "
+			"copy_file_range)\n");
+		return;
+	}
+	fprintf(f, "\nverdict\n");
+	for (int cls = 0; cls < 3; cls++) {
+		struct verdict v;
+		if (report_verdict(t, cls, &v))
+			fprintf(f, "  %s: %s\n", class_calls[cls], v.text);
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* JSON                                                                */
+/* ------------------------------------------------------------------ */
+
+static void json_buckets(struct json *j, const struct tree_line *l)
+{
+	char paths[256];
+	json_array(j, "buckets");
+	for (unsigned k = 0; k < NTM_RECORD_BUCKETS; k++) {
+		struct line_sums s = {0};
+		sum_line(l, k, &s);
+		if (!s.calls)
+			continue;
+		json_object(j, NULL);
+		json_uint(j, "from", ntm_record_bucket_from(k));
+		if (ntm_record_bucket_to(k))
+			json_uint(j, "to", k ? ntm_record_bucket_to(k) : 1);
+		else
+			json_null(j, "to");
+		json_uint(j, "calls", s.calls);
+		json_uint(j, "bytes", s.bytes);
+		json_uint(j, "timed_calls", s.timed_calls);
+		json_double(j, "seconds", (double)s.timed_ns * 1e-9);
+		bucket_paths(l, k, paths, sizeof paths);
+		json_string(j, "rung", paths);
+		json_array(j, "paths");
+		for (unsigned key = 0; key < TREE_PATH_KEYS; key++) {
+			const struct ntm_record_cell *c = &l->cell[k][key];
+			if (!c->calls)
+				continue;
+			json_object(j, NULL);
+			json_string(j, "path", tree_path_name(key));
+			json_bool(j, "streams", tree_path_streams(key));
+			json_uint(j, "calls", c->calls);
+			json_uint(j, "bytes", c->bytes);
+			json_end(j);
+		}
+		json_end(j);
+		json_end(j);
+	}
+	json_end(j);
+}
+
+static void json_functions(struct json *j, const struct tree *t)
+{
+	json_array(j, "functions");
+	for (unsigned i = 0; i < NTM_RECORD_LINES; i++) {
+		unsigned line = line_at(i);
+		struct line_sums s = line_total(&t->line[line]);
+		if (!s.calls)
+			continue;
+		json_object(j, NULL);
+		json_string(j, "function", function_name(line));
+		json_string(j, "class", ntm_class_key[tree_line_class(line)]);
+		json_uint(j, "calls", s.calls);
+		json_uint(j, "bytes", s.bytes);
+		json_uint(j, "timed_calls", s.timed_calls);
+		json_double(j, "seconds", (double)s.timed_ns * 1e-9);
+		json_buckets(j, &t->line[line]);
+		json_end(j);
+	}
+	json_end(j);
+}
+
+static void json_processes(struct json *j, const struct tree *t)
+{
+	static struct tree_program programs[PROGRAMS_MAX];
+	size_t n = tree_programs(t, programs, PROGRAMS_MAX);
+	json_array(j, "programs");
+	for (size_t i = 0; i < n; i++) {
+		json_object(j, NULL);
+		json_string(j, "name", programs[i].name);
+		json_uint(j, "processes", programs[i].processes);
+		json_uint(j, "calls", programs[i].calls);
+		json_uint(j, "bytes", programs[i].bytes);
+		json_end(j);
+	}
+	json_end(j);
+	json_array(j, "processes");
+	for (size_t i = 0; i < t->nproc; i++) {
+		const struct tree_process *p = &t->proc[i];
+		json_object(j, NULL);
+		json_int(j, "pid", p->pid);
+		json_int(j, "ppid", p->ppid);
+		json_string(j, "program", p->program);
+		json_string(j, "ended", p->running ? "running"
+					: p->superseded ? "exec"
+					: p->exited ? "exit" : "without exit");
+		json_uint(j, "calls", p->calls);
+		json_uint(j, "bytes", p->bytes);
+		json_end(j);
+	}
+	json_end(j);
+}
+
+static void json_verdicts(struct json *j, const struct tree *t)
+{
+	json_array(j, "verdicts");
+	for (int cls = 0; cls < 3; cls++) {
+		struct verdict v;
+		if (!report_verdict(t, cls, &v))
+			continue;
+		json_object(j, NULL);
+		json_string(j, "class", ntm_class_key[cls]);
+		json_uint(j, "calls", v.calls);
+		json_uint(j, "bytes", v.bytes);
+		json_uint(j, "streamed_calls", v.streamed_calls);
+		json_uint(j, "streamed_bytes", v.streamed_bytes);
+		if (v.streams_from)
+			json_uint(j, "streams_from", v.streams_from);
+		else
+			json_null(j, "streams_from");
+		json_uint(j, "window_from", ntm_record_bucket_from(v.lo));
+		if (ntm_record_bucket_to(v.hi))
+			json_uint(j, "window_to", v.hi ? ntm_record_bucket_to(v.hi) : 1);
+		else
+			json_null(j, "window_to");
+		json_double(j, "window_share", v.window_share);
+		json_string(j, "text", v.text);
+		json_end(j);
+	}
+	json_end(j);
+}
+
+void report_json(FILE *f, const struct tree *t, const struct run_outcome *o,
+		 char *const *command)
+{
+	struct json j;
+	json_start(&j, f);
+	json_string(&j, "command", "run");
+	json_string(&j, "version", ntmem_version());
+	json_array(&j, "argv");
+	for (int i = 0; command[i]; i++)
+		json_string(&j, NULL, command[i]);
+	json_end(&j);
+	if (WIFSIGNALED(o->status))
+		json_int(&j, "signal", WTERMSIG(o->status));
+	else
+		json_int(&j, "exit_status", WEXITSTATUS(o->status));
+	json_double(&j, "wall_seconds", o->wall_s);
+	json_double(&j, "user_seconds", o->user_s);
+	json_double(&j, "sys_seconds", o->sys_s);
+	json_string(&j, "policy", t->have_header ? t->header.policy : "");
+	json_bool(&j, "policies_differ", t->policies_differ);
+	json_uint(&j, "timed_from", NTM_RECORD_TIMED_MIN);
+	json_uint(&j, "small_max", t->header.small_max);
+	json_uint(&j, "incomplete_records", t->unreadable);
+	json_processes(&j, t);
+	json_functions(&j, t);
+	json_verdicts(&j, t);
+	json_finish(&j);
+}
