@@ -4,6 +4,7 @@
  * why, and the tool exits 2 on bad arguments without leaving a plot file.
  * No timing is asserted anywhere. */
 #define _GNU_SOURCE
+#include <sched.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -517,13 +518,61 @@ static void test_tool(void)
 	rmdir(dir);
 }
 
+/* The CPUs this test may use, as it started: measuring in-process pins
+ * it (test_json), and the tool's children inherit that. */
+static cpu_set_t start_cpus;
+
+/* --victim -- COMMAND: the user's program as the victim. */
+static void test_victim_command(void)
+{
+	sched_setaffinity(0, sizeof start_cpus, &start_cpus);
+	expect_ok("-o memset --victim -- ls -m nope", W("ops=memset"));
+	expect_error("--victim --", W("--victim --: no command"));
+	expect_error("--plot p.svg --victim -- true", W("--plot"));
+	expect_error("--victim 1MiB --victim -- true", W("--victim SIZES"));
+	if (CPU_COUNT(&start_cpus) < 2) {
+		tool_case("-o memset -s 1MiB -r 1 --victim -- true", 2, "a CPU each", 0,
+			  "victim command: one CPU is a usage error");
+		t_skip("victim command: measured", "one CPU: the command and the "
+		       "aggressor need one each");
+		return;
+	}
+	tool_case("-o memset -f streaming -s 1MiB -r 1 --victim -- false", 1,
+		  "the victim false exited with status 1", 0,
+		  "victim command: one that fails stops the run, named");
+	char *out = NULL, *err = NULL, perr[200] = "";
+	int st = run_tool("-o memset -f streaming,cached -s 1MiB -r 3 --json "
+			  "--victim -- sh -c 'i=0; while [ $i -lt 3000 ]; do "
+			  "i=$((i+1)); done'", &out, &err);
+	struct t_json *j = st == 0 ? t_json_parse(out, perr, sizeof perr) : NULL;
+	const struct t_json *arms = j ? t_json_get(j, "arms") : NULL;
+	const struct t_json *verdicts = j ? t_json_get(j, "verdicts") : NULL;
+	int sane = arms && arms->type == TJ_ARRAY && arms->count == 3 && verdicts &&
+		   verdicts->count == 1;
+	for (size_t i = 0; sane && i < arms->count; i++) {
+		const struct t_json *a = &arms->items[i];
+		double lo = t_json_get(a, "seconds_min")->number;
+		double med = t_json_get(a, "seconds_median")->number;
+		double hi = t_json_get(a, "seconds_max")->number;
+		sane = lo > 0 && lo <= med && med <= hi &&
+		       (i || t_json_get(a, "slowdown")->number == 1.0);
+	}
+	t_check(sane, "victim command: the control and each function's times, "
+		"one verdict", "status %d %s %s\n%s", st, perr, err, out);
+	t_json_free(j);
+	free(out);
+	free(err);
+}
+
 int main(void)
 {
+	sched_getaffinity(0, sizeof start_cpus, &start_cpus);
 	test_chase_permutation();
 	test_parsing();
 	test_perf_fallback();
 	test_json();
 	test_composite_aggressors();
 	test_tool();
+	test_victim_command();
 	return t_finish();
 }

@@ -24,6 +24,7 @@
 #include "commands.h"
 #include "pollution.h"
 #include "pollution_report.h"
+#include "pollution_victim.h"
 
 /* Parse and plan into a fresh *o.  Returns 0, 1 when help or the list was
  * asked for (nothing else checked), or -1 with e. */
@@ -87,6 +88,11 @@ int cmd_pollution(int argc, char **argv)
 	if (r > 0)
 		return 0;
 
+	if (o->command) {
+		if (pol_victim_command(o, &e))
+			cli_exit(&e);
+		return 0;
+	}
 	/* The plot's target is checked now, not after minutes of measuring. */
 	struct cli_output plot;
 	if (o->plot && cli_output_open(&plot, "--plot", o->plot, &e))

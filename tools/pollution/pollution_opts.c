@@ -26,8 +26,13 @@ void pol_usage(FILE *f)
 		ntm_format_size(dv[i], v[i], sizeof v[i]);
 	fprintf(f,
 "Usage: ntmem pollution [OPTIONS]\n"
+"       ntmem pollution [OPTIONS] --victim -- COMMAND [ARG...]\n"
 "Measure what each clear/copy method costs other data's cache, and what\n"
-"streaming costs the next reader of the data it wrote.\n"
+"streaming costs the next reader of the data it wrote.  With --victim --\n"
+"COMMAND the victim is your program: it runs pinned on --victim-cpu, alone\n"
+"and while each function clears or copies --size bytes over and over on\n"
+"--cpu; its time beside each against its time alone (--mode, --hot,\n"
+"--pages, --lookups, --rounds and --plot do not apply).\n"
 "\n"
 "Modes:\n"
 "  after         one pass over a warm victim right after one aggressor call,\n"
@@ -60,6 +65,8 @@ void pol_usage(FILE *f)
 "      --victim LIST     victim working-set sizes (default: half of L1d, of\n"
 "                        L2 and of the per-CPU LLC share;\n"
 "                        here %s%s%s%s%s)\n"
+"      --victim -- COMMAND [ARG...]\n"
+"                        the victim is COMMAND; the options end here\n"
 "      --pages SIZE      victim page size: 2MB (default), 4KB or 1GB\n"
 "  -r, --runs N          repeat every measurement, report medians (default %d)\n"
 "      --lookups N       mixed: table lookups after each call (default %d)\n"
@@ -199,9 +206,22 @@ int pol_parse(int argc, char **argv, struct popts *o, struct cli_error *e)
 	o->ops = (1u << NOPS) - 1;
 	o->hot = DEFAULT_HOT;
 
+	/* "--victim -- COMMAND": the command and its own options end ours. */
+	for (int i = 1; i + 1 < argc; i++)
+		if (!strcmp(argv[i], "--victim") && !strcmp(argv[i + 1], "--")) {
+			if (i + 2 >= argc)
+				return cli_error(e, CLI_USAGE, "--victim --: no command "
+						 "given");
+			o->command = argv + i + 2;
+			argc = i;
+			break;
+		}
 	if (cli_getopt(argc, argv, ":m:o:f:s:r:h", long_options, parse_option, o,
 		       &o->help, e))
 		return -1;
+	if (o->command && (o->nvictims || o->plot))
+		return cli_error(e, CLI_USAGE, "%s: not with --victim -- COMMAND",
+				 o->plot ? "--plot" : "--victim SIZES");
 	if (!o->modes)
 		o->modes = (1u << MODE_COUNT) - 1;
 	return 0;

@@ -53,6 +53,8 @@ struct popts {
 	enum page_request pages;
 	int json;
 	const char *plot;
+	char **command;                     /* --victim -- COMMAND: the victim
+					       is this program; NULL */
 	int help;                           /* --help: nothing else checked */
 	int list;                           /* -f help */
 

@@ -20,7 +20,7 @@
 #include <string.h>
 #include <sys/wait.h>
 
-#include "supervise.h"
+#include "measure/supervise.h"
 #include "util/size.h"
 
 enum { ARM_WITHOUT, ARM_WITH, ARM_STREAMING, ARMS };

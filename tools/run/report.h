@@ -7,14 +7,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "measure/supervise.h"
 #include "records.h"
-
-/* How the command ended and what it cost, as ntmem run measured it. */
-struct run_outcome {
-	int status;              /* the command's wait status */
-	double wall_s;           /* start to end of the command */
-	double user_s, sys_s;    /* of every process it waited for */
-};
 
 /* Does streaming apply to this program, for one call class? */
 struct verdict {

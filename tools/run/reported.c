@@ -20,7 +20,7 @@
 #include "introspect.h"
 #include "records.h"
 #include "report.h"
-#include "supervise.h"
+#include "measure/supervise.h"
 
 /* A directory of our own, closed to others, for the records. */
 static int make_report_dir(char *dir, size_t len, struct cli_error *e)

@@ -1,14 +1,20 @@
 /* supervise.h - run a command as ntmem's child and wait for it, as a
- * shell would: for "ntmem run --report", "--compare" and
- * "ntmem pollution --victim". */
-#ifndef NTM_RUN_SUPERVISE_H
-#define NTM_RUN_SUPERVISE_H
+ * shell would, timing it: for "ntmem run --report", "--compare" and
+ * "ntmem pollution --victim -- CMD". */
+#ifndef NTM_MEASURE_SUPERVISE_H
+#define NTM_MEASURE_SUPERVISE_H
 
 #include <stddef.h>
 #include <stdint.h>
 
 #include "output/cli.h"
-#include "report.h"
+
+/* How the command ended and what it cost. */
+struct run_outcome {
+	int status;              /* the command's wait status */
+	double wall_s;           /* start to end of the command */
+	double user_s, sys_s;    /* of every process it waited for */
+};
 
 struct supervise_io {
 	int stdin_null;       /* the command reads /dev/null, not our stdin */
