@@ -287,7 +287,8 @@ static void text_function(FILE *f, const struct tree *t, unsigned line,
 	if (!total.calls)
 		return;
 	line_title(line, title, sizeof title);
-	fprintf(f, "\n%s: %llu calls, %s", title, (unsigned long long)total.calls,
+	fprintf(f, "\n%s: %llu call%s, %s", title, (unsigned long long)total.calls,
+		total.calls == 1 ? "" : "s",
 		ntm_format_size(total.bytes, bytes, sizeof bytes));
 	if (total.timed_calls) {
 		double s = (double)total.timed_ns * 1e-9;
