@@ -6,8 +6,10 @@
  * until CMD ends.  The arms (the control, then each function) take turns
  * in the rotated order of benchfn_rotate(), --runs times; each arm's
  * median time of CMD is set against the control's.  Where the control's
- * own runs spread wider than a slowdown, the slowdown is noise and is
- * called "too noisy to tell", not given a verdict.
+ * own runs vary more than a slowdown (the middle half of them, the
+ * interquartile range, against the median: the range of a few runs on a
+ * shared machine is mostly its one worst outlier), the slowdown is noise
+ * and is called "too noisy to tell", not given a verdict.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -59,7 +61,7 @@ struct arm {
 	const struct fn *f;
 	double *seconds;     /* [runs] */
 	double gbps_sum;
-	double median, lo, hi, slowdown;
+	double median, lo, hi, q1, q3, slowdown;
 	int noisy;           /* the control spreads wider than the slowdown */
 };
 
@@ -119,6 +121,14 @@ static int run_arm(void *ctx, size_t slot, long round)
 	return 0;
 }
 
+/* The p-quantile of sorted v[n], interpolated. */
+static double quantile(const double *v, long n, double p)
+{
+	double at = p * (double)(n - 1);
+	long i = (long)at;
+	return i + 1 < n ? v[i] + (at - (double)i) * (v[i + 1] - v[i]) : v[n - 1];
+}
+
 static int by_value(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -132,13 +142,14 @@ static void summarize(struct victim_run *v)
 	for (size_t i = 0; i < v->narms; i++) {
 		struct arm *a = &v->arms[i];
 		qsort(a->seconds, (size_t)runs, sizeof *a->seconds, by_value);
-		a->median = runs % 2 ? a->seconds[runs / 2]
-				     : (a->seconds[runs / 2 - 1] + a->seconds[runs / 2]) / 2;
+		a->median = quantile(a->seconds, runs, 0.5);
+		a->q1 = quantile(a->seconds, runs, 0.25);
+		a->q3 = quantile(a->seconds, runs, 0.75);
 		a->lo = a->seconds[0];
 		a->hi = a->seconds[runs - 1];
 	}
 	const struct arm *control = &v->arms[0];
-	double spread = (control->hi - control->lo) / control->median;
+	double spread = (control->q3 - control->q1) / control->median;
 	for (size_t i = 0; i < v->narms; i++) {
 		struct arm *a = &v->arms[i];
 		a->slowdown = a->median / control->median;
@@ -147,10 +158,12 @@ static void summarize(struct victim_run *v)
 	}
 }
 
+/* How much the control's runs vary: their interquartile range over
+ * their median. */
 static double control_spread(const struct victim_run *v)
 {
 	const struct arm *c = &v->arms[0];
-	return (c->hi - c->lo) / c->median;
+	return (c->q3 - c->q1) / c->median;
 }
 
 static void seconds_text(double s, char *buf, size_t len)
@@ -189,15 +202,26 @@ static void verdict(const struct victim_run *v, int op, char *buf, size_t len)
 	}
 	double gap = c->slowdown - s->slowdown, spread = control_spread(v);
 	int noisy = spread >= (gap > 0 ? gap : -gap);
+	double s_rate = s->gbps_sum / (double)o->runs, c_rate = c->gbps_sum / (double)o->runs;
+	double rates = s_rate > c_rate ? s_rate / c_rate : c_rate / s_rate;
+	char note[200] = "";
+	/* The aggressor runs flat out: a faster one also takes more of the
+	 * memory bandwidth, which a cache-bound victim feels too. */
+	if (rates >= 1.5)
+		snprintf(note, sizeof note, " (%s wrote %.1fx the bytes per second of "
+			 "%s: part of the difference is memory bandwidth, not the "
+			 "cache)", s_rate > c_rate ? s->f->name : c->f->name, rates,
+			 s_rate > c_rate ? c->f->name : s->f->name);
 	snprintf(buf, len, "beside %s of %s a call, %s took %+.1f%% with %s "
-		 "(streaming) and %+.1f%% with %s (cached): %s", pol_op_names[op],
+		 "(streaming) and %+.1f%% with %s (cached): %s%s", pol_op_names[op],
 		 ntm_format_size(o->size, size, sizeof size), o->command[0],
 		 100 * (s->slowdown - 1), s->f->name, 100 * (c->slowdown - 1),
 		 c->f->name,
 		 noisy ? "too noisy to tell, the difference is within the "
-			 "control's own spread"
+			 "control's own variation"
 		 : gap > 0 ? "streaming spares this program's cache"
-			   : "streaming costs this program more than cached stores");
+			   : "streaming costs this program more than cached stores",
+		 note);
 }
 
 static void print_text(const struct victim_run *v, FILE *f)
@@ -228,10 +252,10 @@ static void print_text(const struct victim_run *v, FILE *f)
 			a->gbps_sum / (double)o->runs,
 			a->noisy ? "too noisy to tell" : "");
 	}
-	fprintf(f, "  the control's runs spread %.1f%%: a slowdown within that is "
-		"noise\n", 100 * control_spread(v));
+	fprintf(f, "  the control's runs vary by %.1f%% (interquartile range over "
+		"median): a slowdown within that is noise\n", 100 * control_spread(v));
 	for (int op = 0; op < NOPS; op++) {
-		char line[512];
+		char line[768];
 		if (!(o->ops & (1u << op)) || !o->nrun[op])
 			continue;
 		verdict(v, op, line, sizeof line);
@@ -278,7 +302,7 @@ static void write_json(const struct victim_run *v, FILE *f)
 	json_end(&j);
 	json_array(&j, "verdicts");
 	for (int op = 0; op < NOPS; op++) {
-		char line[512];
+		char line[768];
 		if (!(o->ops & (1u << op)) || !o->nrun[op])
 			continue;
 		verdict(v, op, line, sizeof line);
