@@ -64,13 +64,13 @@ TOOL   := $(O)/ntmem
 
 all: $(STATIC) $(SHARED) $(TOOL)
 
-$(O)/src/variants/%.o: src/variants/%.c
-	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(NO_IDIOM) -c -o $@ $<
+# The loops are in the variants, the entry points' small paths (the C
+# widths' entry_c.h) and the safe calls' portable loops.
+$(O)/src/variants/%.o $(O)/src/entry/%.o $(O)/src/safe/%.o: LOOP_FLAGS := $(NO_IDIOM)
 
 $(O)/%.o: %.c
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LOOP_FLAGS) -c -o $@ $<
 
 # The tools see their own folders from tools/.
 $(O)/tools/%.o: tools/%.c

@@ -21,6 +21,7 @@
 
 #include "registry.h"
 #include "util/size.h"
+#include "width.h"
 
 #define END SIZE_MAX
 
@@ -153,6 +154,18 @@ size_t ntm_default_threshold(const struct cpu *cpu, enum ntmem_op op,
  * store in every run recorded (Zen 3 at 1 GiB: 0.89-1.0x). */
 #define AMD_GLIBC_HOLDS (512 * MiB)
 
+/* Do the entry points of this CPU run a vector loop of their own (the
+ * x86-64 widths)?  The rule starts with it where they do; elsewhere
+ * nothing measured says a loop beats the C library's function. */
+static int entry_has_loop(void)
+{
+	enum ntm_width w = ntm_width_choose();
+	for (int id = 0; id < ntm_variant_count(); id++)
+		if (ntm_variant(id)->inline_width == w && w != NTM_WIDTH_NONE)
+			return 1;
+	return 0;
+}
+
 static void unknown_rule(const struct cpu *cpu, struct builtin *b, char *how,
 			 size_t len)
 {
@@ -161,12 +174,15 @@ static void unknown_rule(const struct cpu *cpu, struct builtin *b, char *how,
 	for (int op = 0; op < 2; op++)
 		t[op] = ntm_default_threshold(cpu, op, why[op], sizeof why[op]);
 	int amd = !strcmp(cpu->vendor, "AuthenticAMD") && cpu->family >= 0x17;
+	int loop = entry_has_loop();
 	memset(b, 0, sizeof *b);
 	b->name = "the rule for CPUs not recorded";
 	for (int cls = 0; cls < NTM_BUILTIN_CLASSES; cls++) {
 		int copy = cls == NTMEM_CLASS_COPY;
 		struct builtin_rung *r = b->rung[cls];
-		r[0] = (struct builtin_rung){PICK_VECTOR, ENTRY_LOOP_MAX};
+		/* The C library's own where there is no loop: it merges with
+		 * the libc rung that follows. */
+		r[0] = (struct builtin_rung){loop ? PICK_VECTOR : PICK_LIBC, ENTRY_LOOP_MAX};
 		if (amd && cls != NTMEM_CLASS_SET_ZERO) {
 			r[1] = (struct builtin_rung){PICK_LIBC, END};
 			continue;

@@ -135,7 +135,12 @@ static void default_ladders(struct policy *p, const struct cpu *cpu)
 				ntm_builtin_variant(cls, r->pick, cpu->usable);
 			if (!v)
 				v = ranked_cached(op);
-			ntm_ladder_push(&l, v, r->upto, NTMEM_ORIGIN_DEFAULT);
+			/* A pick that resolves as the rung before it (the C
+			 * library's, or a fallback) extends that rung. */
+			if (l.count && l.v[l.count - 1] == v)
+				l.to[l.count - 1] = r->upto;
+			else
+				ntm_ladder_push(&l, v, r->upto, NTMEM_ORIGIN_DEFAULT);
 			if (ntm_streams(v))
 				l.streaming = v;
 			if (r->upto == SIZE_MAX)

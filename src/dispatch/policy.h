@@ -20,7 +20,7 @@ struct policy {
 	unsigned threads;
 	size_t min_chunk;
 	enum ntmem_origin threads_origin, min_chunk_origin;
-	char default_how[2][NTM_NOTE_LEN]; /* per op: where the built-in
+	char default_how[2][2 * NTM_NOTE_LEN]; /* per op: where the built-in
 					      ladders came from */
 	int builtin_recorded;          /* this CPU has a recorded entry */
 	char profile_path[1024];       /* "" when none was looked for */

@@ -98,7 +98,7 @@ struct ntm_record {
 	uint64_t small_max;       /* the entry points' small path: up to this */
 	char program[64];         /* program_invocation_short_name */
 	char small_name[48];      /* "AVX2 stores" */
-	char policy[512];         /* where the ladders came from, one line */
+	char policy[1024];        /* where the ladders came from, one line */
 	struct ntm_record_ladder ladder[3];  /* per enum ntmem_class */
 	struct ntm_record_cell cell[NTM_RECORD_LINES][NTM_RECORD_BUCKETS]
 				   [NTM_PATHS];
