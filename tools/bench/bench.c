@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "bench_mix.h"
 #include "measure/benchfn.h"
 #include "commands.h"
 #include "util/size.h"
@@ -29,7 +30,13 @@ static void usage(FILE *f)
 		"                        GB, TB or KiB, MiB, GiB, TiB (all powers of\n"
 		"                        1024); default 2MB,16MB,128MB,1024MB,4096MB\n"
 		"  -f, --function LIST   functions to run, 'all' (default), or 'help'\n"
-		"                        to list them\n"
+		"                        to list them; 'shim' is libntmem-preload.so's\n"
+		"                        own, 'pmem' and 'pmem_default' PMDK libpmem's\n"
+		"      --mix NAME|FILE   instead of sizes, time calls of sizes drawn\n"
+		"                        from a distribution: a bundled one ('help'\n"
+		"                        lists them, 'all' runs each), a CSV of\n"
+		"                        probabilities per size, or the JSON of 'ntmem\n"
+		"                        run --report-json'; ns per call and GB/s\n"
 		"  -l, --nr_loops N      calls per timed run (default: enough for each\n"
 		"                        run to last about 20 ms)\n"
 		"  -r, --runs N          timed runs, each after untimed calls of the\n"
@@ -63,7 +70,7 @@ static void usage(FILE *f)
 /* ------------------------------------------------------------------ */
 
 enum { OPT_VALUE = 256, OPT_BASELINE, OPT_CPU, OPT_JSON, OPT_CSV, OPT_PLOT,
-       OPT_THREADS };
+       OPT_THREADS, OPT_MIX };
 
 static const struct option long_options[] = {
 	{"size", required_argument, NULL, 's'},
@@ -79,6 +86,7 @@ static const struct option long_options[] = {
 	{"csv", no_argument, NULL, OPT_CSV},
 	{"plot", required_argument, NULL, OPT_PLOT},
 	{"threads", required_argument, NULL, OPT_THREADS},
+	{"mix", required_argument, NULL, OPT_MIX},
 	{"help", no_argument, NULL, 'h'},
 	{NULL, 0, NULL, 0},
 };
@@ -151,12 +159,29 @@ static int parse_option(void *ctx, int c, const char *arg, char **argv,
 		return 0;
 	case OPT_THREADS:
 		return parse_threads(o, arg, e);
+	case OPT_MIX:
+		o->mix = arg;
+		return 0;
 	case 'h':
 		o->help = 1;
 		return 0;
 	default:
 		return cli_getopt_error(c, argv, e);
 	}
+}
+
+/* A mix has no size, chunk or plot of its own, and runs on one thread. */
+static int check_mix_options(const struct bench_opts *o, struct cli_error *e)
+{
+	const char *other = o->sizes_given ? "--size" : o->chunk ? "--chunk"
+			    : o->csv ? "--csv" : o->plot ? "--plot"
+			    : o->nthreads > 1 || (o->nthreads && o->threads[0] != 1)
+				  ? "--threads" : NULL;
+	if (other)
+		return cli_error(e, CLI_USAGE, "--mix and %s: a mix draws its own "
+				 "sizes, one call at a time, on one thread, reported "
+				 "as a table or --json", other);
+	return 0;
 }
 
 int bench_parse(int argc, char **argv, struct bench_opts *o,
@@ -191,6 +216,8 @@ int bench_parse(int argc, char **argv, struct bench_opts *o,
 		return 0;
 	if (o->json && o->csv)
 		return cli_error(e, CLI_USAGE, "--json and --csv: choose one");
+	if (o->mix && check_mix_options(o, e))
+		return -1;
 	o->list = !strcmp(o->functions, "help");
 	if (!o->nthreads) {
 		o->threads[0] = 1;
@@ -255,6 +282,9 @@ static int plan_baseline(struct bench_opts *o, const struct fn *all,
 		if (b->zero_only && o->value > 0)
 			return cli_error(e, CLI_USAGE, "--baseline: %s writes zeros "
 					 "only; --value is %#x", name, o->value);
+	} else if (o->mix) {
+		/* What a program's calls go to unless it takes ntmem's. */
+		b = fn_of_kind(all, nall, FN_LIBC);
 	} else {
 		b = fn_best(all, nall, NTMEM_ROLE_STRING, 0);
 		if (!b)
@@ -336,6 +366,7 @@ int bench_plan(struct bench_opts *o, struct cli_error *e)
 {
 	struct fn all[FN_MAX];
 	size_t nall = fn_list(o->op, all, FN_MAX);
+	nall = fn_list_peers(o->op, all, nall, FN_MAX);
 	o->nfns = o->nskipped = 0;
 	if (plan_functions(o, all, nall, e) || plan_baseline(o, all, nall, e))
 		return -1;
@@ -348,6 +379,10 @@ int bench_plan(struct bench_opts *o, struct cli_error *e)
 	for (size_t i = 0; i < o->nthreads; i++)
 		if (!o->threads[i])
 			o->threads[i] = pi.cpus_allowed ? pi.cpus_allowed : 1;
+	if (o->mix) {
+		o->nsizes = 0;  /* the mix draws its own */
+		return 0;
+	}
 	return plan_sizes(o, e);
 }
 
@@ -364,7 +399,8 @@ int bench_pin(struct bench_opts *o, struct cli_error *e)
 
 /* Everything up to the measurement; 1 when help was all that was asked. */
 static int setup(int argc, char **argv, struct bench_opts *o,
-		 struct cli_output *plot, struct cli_error *e)
+		 struct bench_mixes *mixes, struct cli_output *plot,
+		 struct cli_error *e)
 {
 	if (bench_parse(argc, argv, o, e))
 		return -1;
@@ -376,23 +412,48 @@ static int setup(int argc, char **argv, struct bench_opts *o,
 		bench_list_functions(o->op);
 		return 1;
 	}
-	if (bench_plan(o, e) || bench_pin(o, e))
+	if (o->mix && !strcmp(o->mix, "help")) {
+		bench_mix_list(o->op);
+		return 1;
+	}
+	if (bench_plan(o, e) || (o->mix && bench_mix_plan(o, mixes, e)) ||
+	    bench_pin(o, e))
 		return -1;
 	/* The plot's target is checked now, not after minutes of measuring. */
 	return o->plot ? cli_output_open(plot, "--plot", o->plot, e) : 0;
 }
 
+/* --mix: measure and report; the exit status. */
+static int run_mixes(struct bench_opts *o, struct bench_mixes *mixes)
+{
+	struct cli_error e;
+	if (bench_mix_measure(o, mixes, &e))
+		cli_exit(&e);
+	struct machine m;
+	machine_facts(&m);
+	if (o->json)
+		bench_mix_print_json(o, mixes, &m);
+	else
+		bench_mix_print_table(o, mixes, &m);
+	bench_mix_free(mixes);
+	cli_output_finish(NULL, 0);
+	return 0;
+}
+
 int cmd_bench(int argc, char **argv)
 {
 	static struct bench_opts o;
+	static struct bench_mixes mixes;
 	struct cli_output plot;
 	struct cli_error e;
-	int r = setup(argc, argv, &o, &plot, &e);
+	int r = setup(argc, argv, &o, &mixes, &plot, &e);
 	if (r < 0)
 		cli_exit(&e);
 	if (r > 0)
 		return 0;
 	o.progress = cli_progress_wanted();
+	if (o.mix)
+		return run_mixes(&o, &mixes);
 	if (bench_measure(&o, &e))
 		cli_exit(&e);
 

@@ -25,7 +25,7 @@
 
 struct bench_skip {
 	char what[48];   /* a function name or a size */
-	char why[160];
+	char why[320];   /* room for a library's path and dlerror()'s words */
 };
 
 struct bench_result {
@@ -55,6 +55,8 @@ struct bench_opts {
 	int cpu;                  /* -1: the CPU it starts on */
 	int json, csv;
 	const char *plot;
+	const char *mix;          /* --mix NAME|FILE (bench_mix.h); NULL: the
+				     grid of sizes */
 	int help;                 /* --help: nothing else was checked */
 	int list;                 /* -f help */
 
