@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "bench_mix.h"
 #include "measure/benchfn.h"
 #include "commands.h"
 #include "util/size.h"
@@ -29,9 +28,10 @@ static void usage(FILE *f)
 		"  -s, --size LIST       sizes, comma-separated, with units B, KB, MB,\n"
 		"                        GB, TB or KiB, MiB, GiB, TiB (all powers of\n"
 		"                        1024); default 2MB,16MB,128MB,1024MB,4096MB\n"
-		"  -f, --function LIST   functions to run, 'all' (default), or 'help'\n"
-		"                        to list them; 'shim' is libntmem-preload.so's\n"
-		"                        own, 'pmem' and 'pmem_default' PMDK libpmem's\n"
+		"  -f, --function LIST   functions to run, 'all' (default: ntmem's and\n"
+		"                        glibc), or 'help' to list them; the peers run\n"
+		"                        when named: 'shim' (libntmem-preload.so's own),\n"
+		"                        'pmem' and 'pmem_default' (PMDK libpmem's)\n"
 		"      --mix NAME|FILE   instead of sizes, time calls of sizes drawn\n"
 		"                        from a distribution: a bundled one ('help'\n"
 		"                        lists them, 'all' runs each), a CSV of\n"
@@ -241,11 +241,13 @@ static void add_function(struct bench_opts *o, const struct fn *f)
 		bench_add_skip(o, f->name, f->why_unsupported);
 }
 
+/* "all" is ntmem's own functions and glibc, the first nown of all[];
+ * the peers after them run when named. */
 static int plan_functions(struct bench_opts *o, const struct fn *all,
-			  size_t nall, struct cli_error *e)
+			  size_t nown, size_t nall, struct cli_error *e)
 {
 	if (!strcmp(o->functions, "all")) {
-		for (size_t i = 0; i < nall; i++)
+		for (size_t i = 0; i < nown; i++)
 			add_function(o, &all[i]);
 		return 0;
 	}
@@ -365,10 +367,12 @@ static int plan_sizes(struct bench_opts *o, struct cli_error *e)
 int bench_plan(struct bench_opts *o, struct cli_error *e)
 {
 	struct fn all[FN_MAX];
-	size_t nall = fn_list(o->op, all, FN_MAX);
-	nall = fn_list_peers(o->op, all, nall, FN_MAX);
+	size_t nown = fn_list(o->op, all, FN_MAX), nall = nown;
+	/* The peers are opened (dlopen) only for a run that may name them. */
+	if (strcmp(o->functions, "all") || o->baseline_name)
+		nall = fn_list_peers(o->op, all, nown, FN_MAX);
 	o->nfns = o->nskipped = 0;
-	if (plan_functions(o, all, nall, e) || plan_baseline(o, all, nall, e))
+	if (plan_functions(o, all, nown, nall, e) || plan_baseline(o, all, nall, e))
 		return -1;
 	if (o->value < 0)
 		o->value = o->op == NTMEM_OP_SET ? 0 : -1;  /* -1: random source */
@@ -399,8 +403,7 @@ int bench_pin(struct bench_opts *o, struct cli_error *e)
 
 /* Everything up to the measurement; 1 when help was all that was asked. */
 static int setup(int argc, char **argv, struct bench_opts *o,
-		 struct bench_mixes *mixes, struct cli_output *plot,
-		 struct cli_error *e)
+		 struct cli_output *plot, struct cli_error *e)
 {
 	if (bench_parse(argc, argv, o, e))
 		return -1;
@@ -416,44 +419,26 @@ static int setup(int argc, char **argv, struct bench_opts *o,
 		bench_mix_list(o->op);
 		return 1;
 	}
-	if (bench_plan(o, e) || (o->mix && bench_mix_plan(o, mixes, e)) ||
+	if (bench_plan(o, e) || (o->mix && bench_mix_setup(o, e)) ||
 	    bench_pin(o, e))
 		return -1;
 	/* The plot's target is checked now, not after minutes of measuring. */
 	return o->plot ? cli_output_open(plot, "--plot", o->plot, e) : 0;
 }
 
-/* --mix: measure and report; the exit status. */
-static int run_mixes(struct bench_opts *o, struct bench_mixes *mixes)
-{
-	struct cli_error e;
-	if (bench_mix_measure(o, mixes, &e))
-		cli_exit(&e);
-	struct machine m;
-	machine_facts(&m);
-	if (o->json)
-		bench_mix_print_json(o, mixes, &m);
-	else
-		bench_mix_print_table(o, mixes, &m);
-	bench_mix_free(mixes);
-	cli_output_finish(NULL, 0);
-	return 0;
-}
-
 int cmd_bench(int argc, char **argv)
 {
 	static struct bench_opts o;
-	static struct bench_mixes mixes;
 	struct cli_output plot;
 	struct cli_error e;
-	int r = setup(argc, argv, &o, &mixes, &plot, &e);
+	int r = setup(argc, argv, &o, &plot, &e);
 	if (r < 0)
 		cli_exit(&e);
 	if (r > 0)
 		return 0;
 	o.progress = cli_progress_wanted();
 	if (o.mix)
-		return run_mixes(&o, &mixes);
+		return bench_mix_run(&o);
 	if (bench_measure(&o, &e))
 		cli_exit(&e);
 

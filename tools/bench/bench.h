@@ -116,4 +116,11 @@ int bench_write_plot(const struct bench_opts *o, const struct machine *m,
 		     FILE *f);
 void bench_list_functions(enum ntmem_op op);
 
+/* --mix (bench_mix.c, whose own header has the rest): the distributions,
+ * read before anything is measured (-1 with a usage error); then the
+ * measurement and its report (the exit status); and --mix help. */
+int bench_mix_setup(const struct bench_opts *o, struct cli_error *e);
+int bench_mix_run(struct bench_opts *o);
+void bench_mix_list(enum ntmem_op op);
+
 #endif

@@ -140,3 +140,27 @@ int bench_mix_measure(struct bench_opts *o, struct bench_mixes *m,
 		fprintf(stderr, "\r\033[K");
 	return r;
 }
+
+/* The distributions of this run: large (a sequence each), so static. */
+static struct bench_mixes mixes;
+
+int bench_mix_setup(const struct bench_opts *o, struct cli_error *e)
+{
+	return bench_mix_plan(o, &mixes, e);
+}
+
+int bench_mix_run(struct bench_opts *o)
+{
+	struct cli_error e;
+	if (bench_mix_measure(o, &mixes, &e))
+		cli_exit(&e);
+	struct machine m;
+	machine_facts(&m);
+	if (o->json)
+		bench_mix_print_json(o, &mixes, &m);
+	else
+		bench_mix_print_table(o, &mixes, &m);
+	bench_mix_free(&mixes);
+	cli_output_finish(NULL, 0);
+	return 0;
+}

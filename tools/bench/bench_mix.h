@@ -47,8 +47,7 @@ int bench_mix_measure(struct bench_opts *o, struct bench_mixes *m,
 
 void bench_mix_free(struct bench_mixes *m);
 
-/* The reports (bench_mix_report.c). */
-void bench_mix_list(enum ntmem_op op);
+/* The reports (bench_mix_report.c); bench_mix_list is in bench.h. */
 void bench_mix_print_table(const struct bench_opts *o,
 			   const struct bench_mixes *m, const struct machine *mc);
 void bench_mix_print_json(const struct bench_opts *o,

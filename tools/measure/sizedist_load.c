@@ -68,18 +68,24 @@ static const char *op_prefix(enum ntmem_op op)
 	return op == NTMEM_OP_COPY ? "Memcpy" : "Memset";
 }
 
-/* The bundled distribution arg names, of either operation, or NULL. */
-static const struct sizedist_bundled *find_bundled(const char *arg)
+/* The bundled distribution arg names: of op if there is one ("GoogleA"
+ * is memcpy's and memset's), else of the other operation, else NULL. */
+static const struct sizedist_bundled *find_bundled(const char *arg,
+						   enum ntmem_op op)
 {
+	const struct sizedist_bundled *other = NULL;
 	fill_bundled();
 	for (size_t i = 0; i < NFILES; i++) {
 		const struct sizedist_bundled *b = &bundled[i];
 		char full[64];
 		snprintf(full, sizeof full, "%s%s", op_prefix(b->op), b->name);
-		if (!strcasecmp(arg, b->name) || !strcasecmp(arg, full))
+		if (strcasecmp(arg, b->name) && strcasecmp(arg, full))
+			continue;
+		if (b->op == op)
 			return b;
+		other = b;
 	}
-	return NULL;
+	return other;
 }
 
 /* The whole of path, NUL-terminated, malloc'd; at most 64 MiB. */
@@ -112,7 +118,7 @@ static char *read_file(const char *path, size_t *len, struct cli_error *e)
 int sizedist_load(const char *arg, enum ntmem_op op, struct sizedist *d,
 		  struct cli_error *e)
 {
-	const struct sizedist_bundled *b = find_bundled(arg);
+	const struct sizedist_bundled *b = find_bundled(arg, op);
 	if (b && b->op != op)
 		return cli_error(e, CLI_USAGE, "--mix: %s is a distribution of %s "
 				 "calls, not of %s (see --mix help)", arg,
