@@ -142,7 +142,7 @@ static size_t escape(struct reader *r, char *out)
 {
 	static const char from[] = "\"\\/bfnrt", to[] = "\"\\/\b\f\n\r\t";
 	if (r->p >= r->end)
-		return (size_t)fail(r, "unterminated string"), 0;
+		return fail(r, "unterminated string"), 0;
 	const char *k = strchr(from, *r->p);
 	if (k && *r->p) {
 		r->p++;
@@ -150,20 +150,20 @@ static size_t escape(struct reader *r, char *out)
 		return 1;
 	}
 	if (*r->p++ != 'u')
-		return (size_t)fail(r, "bad escape '\\%c'", r->p[-1]), 0;
+		return fail(r, "bad escape '\\%c'", r->p[-1]), 0;
 	unsigned cp, lo;
 	if (hex4(r, &cp))
 		return 0;
 	if (cp >= 0xdc00 && cp <= 0xdfff)
-		return (size_t)fail(r, "a lone low surrogate"), 0;
+		return fail(r, "a lone low surrogate"), 0;
 	if (cp >= 0xd800 && cp <= 0xdbff) {
 		if (r->end - r->p < 2 || r->p[0] != '\\' || r->p[1] != 'u')
-			return (size_t)fail(r, "a high surrogate alone"), 0;
+			return fail(r, "a high surrogate alone"), 0;
 		r->p += 2;
 		if (hex4(r, &lo))
 			return 0;
 		if (lo < 0xdc00 || lo > 0xdfff)
-			return (size_t)fail(r, "a high surrogate alone"), 0;
+			return fail(r, "a high surrogate alone"), 0;
 		cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
 	}
 	return utf8(cp, out);
