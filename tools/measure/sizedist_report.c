@@ -136,7 +136,8 @@ static int by_start(const void *a, const void *b)
  * memmove's [64, 128), say) as one; partly overlapping ones are an error. */
 static int merge(struct report_reader *rr, struct sizedist *d)
 {
-	qsort(rr->b, rr->n, sizeof *rr->b, by_start);
+	if (rr->n)  /* qsort must not be given NULL, even with no items */
+		qsort(rr->b, rr->n, sizeof *rr->b, by_start);
 	d->ranges = malloc((rr->n ? rr->n : 1) * sizeof *d->ranges);
 	if (!d->ranges)
 		return bad(rr, 1, "out of memory");
