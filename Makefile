@@ -126,7 +126,24 @@ $(PRELOAD): $(PRELOAD_OBJ) $(LIB_OBJ) src/preload/preload.map
 		$(LIB_OBJ) $(LDLIBS)
 
 # ntmem run looks for the shim next to itself, then where it is installed.
-$(O)/tools/run/run.o: override CPPFLAGS += -DNTMEM_LIBDIR='"$(LIBDIR)"'
+$(O)/tools/measure/shim_path.o: \
+	override CPPFLAGS += -DNTMEM_LIBDIR='"$(LIBDIR)"'
+
+# bench --mix's bundled distributions (data/distributions) are built into
+# the tool, so that it finds them wherever it is installed: one
+# { "FILE", "CSV TEXT" } line each.  They hold numbers and commas only,
+# checked here, so the text needs no escaping.
+DISTRIBUTIONS := $(sort $(wildcard data/distributions/*.csv))
+$(GEN)/distributions.h: $(DISTRIBUTIONS)
+	@mkdir -p $(@D)
+	@for f in $(DISTRIBUTIONS); do \
+		if tr -d '\n' <$$f | grep -q '[^0-9.,eE+-]'; then \
+			echo "$$f: not only numbers and commas" >&2; exit 1; fi; \
+		printf '{"%s", "' "$$(basename $$f .csv)"; tr -d '\r\n' <$$f; \
+		printf '"},\n'; done >$@.tmp
+	mv $@.tmp $@
+$(O)/tools/measure/sizedist_load.o: $(GEN)/distributions.h
+$(O)/tools/measure/sizedist_load.o: override CPPFLAGS += -I$(GEN)
 
 # Tests link the static library so they can reach internal units, and the
 # tool objects (bar main) so they can test its parsers.

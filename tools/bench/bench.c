@@ -28,8 +28,15 @@ static void usage(FILE *f)
 		"  -s, --size LIST       sizes, comma-separated, with units B, KB, MB,\n"
 		"                        GB, TB or KiB, MiB, GiB, TiB (all powers of\n"
 		"                        1024); default 2MB,16MB,128MB,1024MB,4096MB\n"
-		"  -f, --function LIST   functions to run, 'all' (default), or 'help'\n"
-		"                        to list them\n"
+		"  -f, --function LIST   functions to run, 'all' (default: ntmem's and\n"
+		"                        glibc), or 'help' to list them; the peers run\n"
+		"                        when named: 'shim' (libntmem-preload.so's own),\n"
+		"                        'pmem' and 'pmem_default' (PMDK libpmem's)\n"
+		"      --mix NAME|FILE   instead of sizes, time calls of sizes drawn\n"
+		"                        from a distribution: a bundled one ('help'\n"
+		"                        lists them, 'all' runs each), a CSV of\n"
+		"                        probabilities per size, or the JSON of 'ntmem\n"
+		"                        run --report-json'; ns per call and GB/s\n"
 		"  -l, --nr_loops N      calls per timed run (default: enough for each\n"
 		"                        run to last about 20 ms)\n"
 		"  -r, --runs N          timed runs, each after untimed calls of the\n"
@@ -63,7 +70,7 @@ static void usage(FILE *f)
 /* ------------------------------------------------------------------ */
 
 enum { OPT_VALUE = 256, OPT_BASELINE, OPT_CPU, OPT_JSON, OPT_CSV, OPT_PLOT,
-       OPT_THREADS };
+       OPT_THREADS, OPT_MIX };
 
 static const struct option long_options[] = {
 	{"size", required_argument, NULL, 's'},
@@ -79,6 +86,7 @@ static const struct option long_options[] = {
 	{"csv", no_argument, NULL, OPT_CSV},
 	{"plot", required_argument, NULL, OPT_PLOT},
 	{"threads", required_argument, NULL, OPT_THREADS},
+	{"mix", required_argument, NULL, OPT_MIX},
 	{"help", no_argument, NULL, 'h'},
 	{NULL, 0, NULL, 0},
 };
@@ -151,12 +159,29 @@ static int parse_option(void *ctx, int c, const char *arg, char **argv,
 		return 0;
 	case OPT_THREADS:
 		return parse_threads(o, arg, e);
+	case OPT_MIX:
+		o->mix = arg;
+		return 0;
 	case 'h':
 		o->help = 1;
 		return 0;
 	default:
 		return cli_getopt_error(c, argv, e);
 	}
+}
+
+/* A mix has no size, chunk or plot of its own, and runs on one thread. */
+static int check_mix_options(const struct bench_opts *o, struct cli_error *e)
+{
+	const char *other = o->sizes_given ? "--size" : o->chunk ? "--chunk"
+			    : o->csv ? "--csv" : o->plot ? "--plot"
+			    : o->nthreads > 1 || (o->nthreads && o->threads[0] != 1)
+				  ? "--threads" : NULL;
+	if (other)
+		return cli_error(e, CLI_USAGE, "--mix and %s: a mix draws its own "
+				 "sizes, one call at a time, on one thread, reported "
+				 "as a table or --json", other);
+	return 0;
 }
 
 int bench_parse(int argc, char **argv, struct bench_opts *o,
@@ -191,6 +216,8 @@ int bench_parse(int argc, char **argv, struct bench_opts *o,
 		return 0;
 	if (o->json && o->csv)
 		return cli_error(e, CLI_USAGE, "--json and --csv: choose one");
+	if (o->mix && check_mix_options(o, e))
+		return -1;
 	o->list = !strcmp(o->functions, "help");
 	if (!o->nthreads) {
 		o->threads[0] = 1;
@@ -214,11 +241,13 @@ static void add_function(struct bench_opts *o, const struct fn *f)
 		bench_add_skip(o, f->name, f->why_unsupported);
 }
 
+/* "all" is ntmem's own functions and glibc, the first nown of all[];
+ * the peers after them run when named. */
 static int plan_functions(struct bench_opts *o, const struct fn *all,
-			  size_t nall, struct cli_error *e)
+			  size_t nown, size_t nall, struct cli_error *e)
 {
 	if (!strcmp(o->functions, "all")) {
-		for (size_t i = 0; i < nall; i++)
+		for (size_t i = 0; i < nown; i++)
 			add_function(o, &all[i]);
 		return 0;
 	}
@@ -255,6 +284,9 @@ static int plan_baseline(struct bench_opts *o, const struct fn *all,
 		if (b->zero_only && o->value > 0)
 			return cli_error(e, CLI_USAGE, "--baseline: %s writes zeros "
 					 "only; --value is %#x", name, o->value);
+	} else if (o->mix) {
+		/* What a program's calls go to unless it takes ntmem's. */
+		b = fn_of_kind(all, nall, FN_LIBC);
 	} else {
 		b = fn_best(all, nall, NTMEM_ROLE_STRING, 0);
 		if (!b)
@@ -335,9 +367,12 @@ static int plan_sizes(struct bench_opts *o, struct cli_error *e)
 int bench_plan(struct bench_opts *o, struct cli_error *e)
 {
 	struct fn all[FN_MAX];
-	size_t nall = fn_list(o->op, all, FN_MAX);
+	size_t nown = fn_list(o->op, all, FN_MAX), nall = nown;
+	/* The peers are opened (dlopen) only for a run that may name them. */
+	if (strcmp(o->functions, "all") || o->baseline_name)
+		nall = fn_list_peers(o->op, all, nown, FN_MAX);
 	o->nfns = o->nskipped = 0;
-	if (plan_functions(o, all, nall, e) || plan_baseline(o, all, nall, e))
+	if (plan_functions(o, all, nown, nall, e) || plan_baseline(o, all, nall, e))
 		return -1;
 	if (o->value < 0)
 		o->value = o->op == NTMEM_OP_SET ? 0 : -1;  /* -1: random source */
@@ -348,6 +383,10 @@ int bench_plan(struct bench_opts *o, struct cli_error *e)
 	for (size_t i = 0; i < o->nthreads; i++)
 		if (!o->threads[i])
 			o->threads[i] = pi.cpus_allowed ? pi.cpus_allowed : 1;
+	if (o->mix) {
+		o->nsizes = 0;  /* the mix draws its own */
+		return 0;
+	}
 	return plan_sizes(o, e);
 }
 
@@ -376,7 +415,12 @@ static int setup(int argc, char **argv, struct bench_opts *o,
 		bench_list_functions(o->op);
 		return 1;
 	}
-	if (bench_plan(o, e) || bench_pin(o, e))
+	if (o->mix && !strcmp(o->mix, "help")) {
+		bench_mix_list(o->op);
+		return 1;
+	}
+	if (bench_plan(o, e) || (o->mix && bench_mix_setup(o, e)) ||
+	    bench_pin(o, e))
 		return -1;
 	/* The plot's target is checked now, not after minutes of measuring. */
 	return o->plot ? cli_output_open(plot, "--plot", o->plot, e) : 0;
@@ -393,6 +437,8 @@ int cmd_bench(int argc, char **argv)
 	if (r > 0)
 		return 0;
 	o.progress = cli_progress_wanted();
+	if (o.mix)
+		return bench_mix_run(&o);
 	if (bench_measure(&o, &e))
 		cli_exit(&e);
 

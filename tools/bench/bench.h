@@ -25,7 +25,7 @@
 
 struct bench_skip {
 	char what[48];   /* a function name or a size */
-	char why[160];
+	char why[320];   /* room for a library's path and dlerror()'s words */
 };
 
 struct bench_result {
@@ -55,6 +55,8 @@ struct bench_opts {
 	int cpu;                  /* -1: the CPU it starts on */
 	int json, csv;
 	const char *plot;
+	const char *mix;          /* --mix NAME|FILE (bench_mix.h); NULL: the
+				     grid of sizes */
 	int help;                 /* --help: nothing else was checked */
 	int list;                 /* -f help */
 
@@ -113,5 +115,12 @@ void bench_print_csv(const struct bench_opts *o);
 int bench_write_plot(const struct bench_opts *o, const struct machine *m,
 		     FILE *f);
 void bench_list_functions(enum ntmem_op op);
+
+/* --mix (bench_mix.c, whose own header has the rest): the distributions,
+ * read before anything is measured (-1 with a usage error); then the
+ * measurement and its report (the exit status); and --mix help. */
+int bench_mix_setup(const struct bench_opts *o, struct cli_error *e);
+int bench_mix_run(struct bench_opts *o);
+void bench_mix_list(enum ntmem_op op);
 
 #endif

@@ -12,10 +12,10 @@
 void bench_list_functions(enum ntmem_op op)
 {
 	struct fn fns[FN_MAX];
-	size_t n = fn_list(op, fns, FN_MAX);
+	size_t n = fn_list_peers(op, fns, fn_list(op, fns, FN_MAX), FN_MAX);
 	printf("Functions for %s:\n", op == NTMEM_OP_SET ? "memset" : "memcpy");
 	for (size_t i = 0; i < n; i++) {
-		const char *kind = fns[i].kind == FN_VARIANT
+		const char *kind = fns[i].kind == FN_VARIANT || fns[i].streaming
 					   ? (fns[i].streaming ? "streaming" : "cached")
 					   : "by size";
 		printf("  %-14s %-9s %s%s%s%s\n", fns[i].name, kind,

@@ -70,6 +70,21 @@ size_t fn_list(enum ntmem_op op, struct fn *out, size_t max)
 	return n;
 }
 
+size_t fn_list_peers(enum ntmem_op op, struct fn *out, size_t n, size_t max)
+{
+	for (size_t i = 0; i < peer_count() && n < max; i++) {
+		const struct peer *p = peer_get(i);
+		out[n++] = (struct fn){
+			.name = p->def->name, .description = p->def->description,
+			.op = op, .kind = FN_PEER, .variant_id = -1,
+			.streaming = p->def->nontemporal == 1,
+			.supported = p->supported, .why_unsupported = p->why,
+			.peer = p,
+		};
+	}
+	return n;
+}
+
 const struct fn *fn_find(const struct fn *list, size_t n, const char *name)
 {
 	for (size_t i = 0; i < n; i++)
@@ -129,6 +144,10 @@ int fn_run(const struct fn *f, void *dst, const void *src, size_t n,
 		if (set ? ntmem_set_safe(dst, value, n, f->safe_flags)
 			: ntmem_copy_safe(dst, src, n, f->safe_flags))
 			done = NULL;
+		break;
+	case FN_PEER:
+		done = set ? peer_set(f->peer, dst, value, n)
+			   : peer_copy(f->peer, dst, src, n);
 		break;
 	}
 	return !done && n ? -1 : 0;
@@ -284,6 +303,20 @@ static int call_safe_copy_unblocked(void *arg, size_t size)
 	return ntmem_copy_safe(t->dst, t->src, size, NTMEM_F_UNBLOCKED) ? -1 : 0;
 }
 
+static int call_peer_set(void *arg, size_t size)
+{
+	const struct fn_target *t = arg;
+	peer_set(t->f->peer, t->dst, t->value, size);
+	return 0;
+}
+
+static int call_peer_copy(void *arg, size_t size)
+{
+	const struct fn_target *t = arg;
+	peer_copy(t->f->peer, t->dst, t->src, size);
+	return 0;
+}
+
 struct benchfn fn_callable(struct fn_target *t)
 {
 	int set = t->f->op == NTMEM_OP_SET;
@@ -296,6 +329,8 @@ struct benchfn fn_callable(struct fn_target *t)
 		call = t->f->safe_flags & NTMEM_F_UNBLOCKED
 			       ? (set ? call_safe_set_unblocked : call_safe_copy_unblocked)
 			       : (set ? call_safe_set : call_safe_copy);
+	else if (!t->chunk && t->threads <= 1 && t->f->kind == FN_PEER)
+		call = set ? call_peer_set : call_peer_copy;
 	return (struct benchfn){t->f->name, call, t};
 }
 
@@ -364,6 +399,8 @@ int fn_streams(const struct fn *f, size_t n, int value)
 		size_t t = libc_stream_threshold(f->op);
 		return t ? n >= t : -1;
 	}
+	case FN_PEER:
+		return f->peer->def->nontemporal;
 	}
 	return -1;
 }

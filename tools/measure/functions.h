@@ -8,8 +8,9 @@
 
 #include "benchfn.h"
 #include "ntmem.h"
+#include "peers.h"
 
-enum fn_kind { FN_VARIANT, FN_LIBC, FN_AUTO, FN_SAFE };
+enum fn_kind { FN_VARIANT, FN_LIBC, FN_AUTO, FN_SAFE, FN_PEER };
 
 struct fn {
 	const char *name;
@@ -24,6 +25,7 @@ struct fn {
 	int supported;
 	const char *why_unsupported;
 	unsigned safe_flags;      /* FN_SAFE: the flags of its calls */
+	const struct peer *peer;  /* FN_PEER: the shim's or another library's */
 };
 
 #define FN_MAX 40
@@ -31,6 +33,12 @@ struct fn {
 /* Every function of op, supported or not: registry order, then glibc,
  * auto, safe and safe_unblocked.  Returns the count. */
 size_t fn_list(enum ntmem_op op, struct fn *out, size_t max);
+
+/* The peers (peers.h) as functions of op, supported or not, appended to
+ * out[n..max): "shim", "pmem", ...  Opens them the first time.  Returns
+ * the new count.  Only bench lists them; the other commands measure
+ * ntmem's own methods. */
+size_t fn_list_peers(enum ntmem_op op, struct fn *out, size_t n, size_t max);
 
 /* The function of op called name, or NULL. */
 const struct fn *fn_find(const struct fn *list, size_t n, const char *name);

@@ -25,13 +25,8 @@
 #include "commands.h"
 #include "introspect.h"
 #include "measure/measure.h"
+#include "measure/shim_path.h"
 
-#ifndef NTMEM_LIBDIR
-#define NTMEM_LIBDIR "/usr/local/lib"
-#endif
-
-#define SHIM_NAME "libntmem-preload.so"
-#define REPORT_FD_MIN 100  /* out of the way of the command's own fds */
 
 static void usage(FILE *f)
 {
@@ -262,44 +257,10 @@ int run_join_preload(const char *had, const char *shim, char *buf,
 int run_find_shim(const char *exe_dir, const char *libdir, char *path,
 		  size_t len, struct cli_error *e)
 {
-	/* Next to the binary (the build tree), in ../lib beside its bin/
-	 * (an installed tree, wherever PREFIX put it), then in LIBDIR as
-	 * the binary was built. */
-	const char *dirs[] = {exe_dir, exe_dir, libdir};
-	const char *under[] = {"", "/../lib", ""};
-	char candidate[PATH_MAX];
-	for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
-		if (!dirs[i])
-			continue;
-		snprintf(candidate, sizeof candidate, "%s%s/%s", dirs[i], under[i],
-			 SHIM_NAME);
-		char *real = realpath(candidate, NULL);
-		if (real && access(real, R_OK) == 0 && strlen(real) < len) {
-			strcpy(path, real);
-			free(real);
-			return 0;
-		}
-		free(real);
-	}
-	return cli_error(e, CLI_FAILED, "cannot find %s: it is neither next to "
-			 "the ntmem binary (%s), nor in ../lib beside it, nor in "
-			 "%s; build it with 'make' or install it with 'make "
-			 "install'", SHIM_NAME, exe_dir ? exe_dir : "unknown",
-			 libdir);
-}
-
-/* The directory of the running ntmem binary, or NULL. */
-static const char *exe_dir(char *buf, size_t len)
-{
-	ssize_t n = readlink("/proc/self/exe", buf, len - 1);
-	if (n <= 0)
-		return NULL;
-	buf[n] = '\0';
-	char *slash = strrchr(buf, '/');
-	if (!slash)
-		return NULL;
-	*slash = '\0';
-	return buf;
+	char why[sizeof e->msg];
+	if (shim_find(exe_dir, libdir, path, len, why, sizeof why))
+		return cli_error(e, CLI_FAILED, "%s", why);
+	return 0;
 }
 
 void run_env_save(struct run_env *had)
@@ -344,7 +305,7 @@ static int find_shim(const struct run_options *o, char *shim, size_t len,
 {
 	char dir[PATH_MAX];
 	return run_check_tunables(o->tunables, e) ||
-			       run_find_shim(exe_dir(dir, sizeof dir), NTMEM_LIBDIR,
+			       run_find_shim(shim_exe_dir(dir, sizeof dir), shim_libdir(),
 					     shim, len, e)
 		       ? -1 : 0;
 }

@@ -1,0 +1,22 @@
+/* shim_path.h - where libntmem-preload.so is: "ntmem run" preloads it,
+ * and "ntmem bench -f shim" opens it to time its own memcpy and memset. */
+#ifndef NTM_SHIM_PATH_H
+#define NTM_SHIM_PATH_H
+
+#include <stddef.h>
+
+#define SHIM_NAME "libntmem-preload.so"
+
+/* The LIBDIR the tool was built for (make LIBDIR=...). */
+const char *shim_libdir(void);
+
+/* The directory of the running program, in buf; NULL when unknown. */
+const char *shim_exe_dir(char *buf, size_t len);
+
+/* The shim in exe_dir (the build tree), else in exe_dir/../lib (an
+ * installed tree, wherever PREFIX put it), else in libdir: its absolute
+ * path into path.  Returns 0, or -1 with where it looked in why. */
+int shim_find(const char *exe_dir, const char *libdir, char *path,
+	      size_t len, char *why, size_t why_len);
+
+#endif
