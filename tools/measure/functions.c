@@ -317,6 +317,22 @@ static int call_peer_copy(void *arg, size_t size)
 	return 0;
 }
 
+/* A peer called as the C library's function is, with nothing after the
+ * call: what glibc's own callable costs, so the two compare alike. */
+static int call_plain_set(void *arg, size_t size)
+{
+	const struct fn_target *t = arg;
+	t->f->peer->set.plain(t->dst, t->value, size);
+	return 0;
+}
+
+static int call_plain_copy(void *arg, size_t size)
+{
+	const struct fn_target *t = arg;
+	t->f->peer->copy.plain(t->dst, t->src, size);
+	return 0;
+}
+
 struct benchfn fn_callable(struct fn_target *t)
 {
 	int set = t->f->op == NTMEM_OP_SET;
@@ -329,6 +345,9 @@ struct benchfn fn_callable(struct fn_target *t)
 		call = t->f->safe_flags & NTMEM_F_UNBLOCKED
 			       ? (set ? call_safe_set_unblocked : call_safe_copy_unblocked)
 			       : (set ? call_safe_set : call_safe_copy);
+	else if (!t->chunk && t->threads <= 1 && t->f->kind == FN_PEER &&
+		 t->f->peer->def->abi != PEER_ABI_FLAGS && !t->f->peer->drain)
+		call = set ? call_plain_set : call_plain_copy;
 	else if (!t->chunk && t->threads <= 1 && t->f->kind == FN_PEER)
 		call = set ? call_peer_set : call_peer_copy;
 	return (struct benchfn){t->f->name, call, t};
