@@ -8,8 +8,12 @@
 #
 # O=DIR builds elsewhere (make check uses build/clang and build/asan).
 
-VERSION   := 0.1.0
-SOVERSION := 0
+# One version, in one place: include/ntmem.h's NTMEM_VERSION_* macros.
+# The shared object's name, ntmem.pc and ntmem --version all follow it;
+# tests/test_build.c checks them and the man pages against it.
+VERSION   := $(shell sed -n 's/^[#]define NTMEM_VERSION_\(MAJOR\|MINOR\|PATCH\) \([0-9]*\).*/\2/p' \
+	       include/ntmem.h | paste -sd. -)
+SOVERSION := $(firstword $(subst ., ,$(VERSION)))
 
 O        ?= build
 PREFIX   ?= /usr/local
@@ -62,7 +66,7 @@ SHARED := $(O)/libntmem.so.$(VERSION)
 SONAME := libntmem.so.$(SOVERSION)
 TOOL   := $(O)/ntmem
 
-all: $(STATIC) $(SHARED) $(TOOL)
+all: $(STATIC) $(SHARED) $(TOOL) $(O)/ntmem.pc
 
 $(O)/src/variants/%.o: src/variants/%.c
 	@mkdir -p $(@D)
@@ -103,6 +107,16 @@ $(SHARED): $(LIB_OBJ) src/ntmem.map
 		-Wl,--version-script,src/ntmem.map -o $@ $(LIB_OBJ) $(LDLIBS)
 	ln -sf libntmem.so.$(VERSION) $(O)/$(SONAME)
 	ln -sf libntmem.so.$(VERSION) $(O)/libntmem.so
+
+# ntmem.pc for this build's PREFIX and LIBDIR: rewritten only when they
+# (or the version) change, so that make stays quiet and install copies
+# what the build made.
+$(O)/ntmem.pc: ntmem.pc.in FORCE
+	@mkdir -p $(@D)
+	@sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
+	    -e 's|@INCDIR@|$(INCDIR)|' -e 's|@VERSION@|$(VERSION)|' $< >$@.tmp
+	@if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
+FORCE:
 
 $(TOOL): $(TOOL_OBJ) $(STATIC)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(TOOL_OBJ) $(STATIC) $(LDLIBS)
@@ -188,8 +202,10 @@ fuzz:
 # The main job: seed 000's memset table and its memcpy twin, with plots.
 # The seed's sizes up to 1 GiB finish in under a minute on 2 cores and fit
 # in 3 GiB; 'ntmem bench memset' alone adds 4096MB where memory allows.
+# It builds 'all' first: what the README goes on to use (ntmem run's shim
+# among it) is there after 'make bench' alone.
 BENCH_SIZES ?= 2MB,16MB,128MB,1024MB
-bench: $(TOOL) $(O)/callcost-static $(O)/callcost-shared
+bench: all $(O)/callcost-static $(O)/callcost-shared
 	$(TOOL) bench memset -s $(BENCH_SIZES) --plot $(O)/bench-memset.svg
 	$(TOOL) bench memcpy -s $(BENCH_SIZES) --plot $(O)/bench-memcpy.svg
 	@echo "plots: $(O)/bench-memset.svg $(O)/bench-memcpy.svg"
@@ -217,12 +233,11 @@ install: all
 	install -m 755 $(SHARED) $(DESTDIR)$(LIBDIR)/
 	ln -sf libntmem.so.$(VERSION) $(DESTDIR)$(LIBDIR)/$(SONAME)
 	ln -sf libntmem.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libntmem.so
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
-	    -e 's|@INCDIR@|$(INCDIR)|' -e 's|@VERSION@|$(VERSION)|' \
-	    ntmem.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/ntmem.pc
+	install -m 644 $(O)/ntmem.pc $(DESTDIR)$(LIBDIR)/pkgconfig/
 	install -m 755 $(TOOL) $(DESTDIR)$(BINDIR)/
 	install -m 644 docs/ntmem.1 $(DESTDIR)$(MANDIR)/man1/
 	install -m 644 docs/ntmem.3 $(DESTDIR)$(MANDIR)/man3/
+	@[ -n "$(DESTDIR)" ] || tools/install-hint.sh $(LIBDIR)
 
 install: install-preload
 install-preload: $(PRELOAD)
@@ -233,7 +248,7 @@ install-preload: $(PRELOAD)
 clean:
 	rm -rf build $(O)
 
-.PHONY: all tests test check bench install clean fuzz record
+.PHONY: all tests test check bench install clean fuzz record FORCE
 .SECONDARY:
 
 -include $(LIB_OBJ:.o=.d) $(TOOL_OBJ:.o=.d) $(PRELOAD_OBJ:.o=.d) \
