@@ -205,12 +205,23 @@ fuzz:
 # It builds 'all' first: what the README goes on to use (ntmem run's shim
 # among it) is there after 'make bench' alone.
 BENCH_SIZES ?= 2MB,16MB,128MB,1024MB
+# The tables are kept in $(O)/bench-*.txt; the run ends with their
+# summaries, the last lines of each (from "# summary" on).
 bench: all $(O)/callcost-static $(O)/callcost-shared
-	$(TOOL) bench memset -s $(BENCH_SIZES) --plot $(O)/bench-memset.svg
-	$(TOOL) bench memcpy -s $(BENCH_SIZES) --plot $(O)/bench-memcpy.svg
-	@echo "plots: $(O)/bench-memset.svg $(O)/bench-memcpy.svg"
+	$(TOOL) bench memset -s $(BENCH_SIZES) --plot $(O)/bench-memset.svg \
+		>$(O)/bench-memset.txt
+	@cat $(O)/bench-memset.txt
+	$(TOOL) bench memcpy -s $(BENCH_SIZES) --plot $(O)/bench-memcpy.svg \
+		>$(O)/bench-memcpy.txt
+	@cat $(O)/bench-memcpy.txt
 	$(O)/callcost-static "libntmem.a"
 	$(O)/callcost-shared "libntmem.so"
+	@echo
+	@echo "Summary of $(O)/bench-memset.txt and $(O)/bench-memcpy.txt: the"
+	@echo "fastest method by mean GB/s; level: apart by less than their stdevs"
+	@for t in $(O)/bench-memset.txt $(O)/bench-memcpy.txt; do \
+		sed -n '/^# summary/,$$p' $$t | sed 1,2d; done
+	@echo "Plots: $(O)/bench-memset.svg $(O)/bench-memcpy.svg"
 
 # Record this machine's tables for the built-in ladders and their replay
 # (tests/test_replay.c): data/machines/RECORD_NAME, by default named

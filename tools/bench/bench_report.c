@@ -88,6 +88,7 @@ void bench_print_table(const struct bench_opts *o, const struct machine *m)
 	       threaded ? "thr " : "", "NT", "GB/s", "(stdev)", "diff",
 	       varied ? "  pages" : "");
 	size_t last = SIZE_MAX;
+	int any_noisy = 0;
 	for (size_t i = 0; i < o->nresults; i++) {
 		const struct bench_result *r = &o->results[i];
 		if (r->size != last && last != SIZE_MAX)
@@ -100,16 +101,23 @@ void bench_print_table(const struct bench_opts *o, const struct machine *m)
 		char thr[16] = "";
 		if (threaded)
 			snprintf(thr, sizeof thr, "%-3u ", r->threads);
-		printf("%10s  %-14s %s%-4s %9.2f  (+- %5.2f) %9s%s%s\n",
+		int noisy = stats_noisy(&r->stats);
+		any_noisy |= noisy;
+		printf("%10s  %-14s %s%-4s %9.2f%c (+- %5.2f) %9s%s%s\n",
 		       r->size != last ? ntm_format_size(r->size, s, sizeof s) : "",
 		       r->fn->name, thr, streams_text(r->nontemporal), r->stats.mean,
-		       r->stats.stdev, diff, varied ? "  " : "",
+		       noisy ? '~' : ' ', r->stats.stdev, diff, varied ? "  " : "",
 		       varied ? r->pages : "");
 		last = r->size;
 	}
+	if (any_noisy)
+		printf("\n# ~ noisy: the runs' stdev is over %.0f%% of their median, so a\n"
+		       "#   difference of that order may be chance: run again, or with "
+		       "more --runs\n", NOISE_LIMIT * 100);
 	for (size_t i = 0; i < o->nskipped; i++)
 		printf("%s# skipped %s: %s\n", i ? "" : "\n", o->skipped[i].what,
 		       o->skipped[i].why);
+	bench_print_summary(o, stdout);
 }
 
 void bench_print_json(const struct bench_opts *o, const struct machine *m)
@@ -161,6 +169,7 @@ void bench_print_json(const struct bench_opts *o, const struct machine *m)
 		json_double(&j, "gbps_min", r->stats.min);
 		json_double(&j, "gbps_max", r->stats.max);
 		json_double(&j, "diff_pct", r->diff_pct);
+		json_bool(&j, "noisy", stats_noisy(&r->stats));
 		json_string(&j, "pages", r->pages);
 		if (r->dispatch)
 			json_string(&j, "dispatch", r->dispatch);

@@ -283,6 +283,16 @@ struct stats stats_of(double *v, size_t n)
 	return s;
 }
 
+int stats_noisy(const struct stats *s)
+{
+	return s->stdev > NOISE_LIMIT * s->median;
+}
+
+int stats_level(const struct stats *a, const struct stats *b)
+{
+	return fabs(a->mean - b->mean) <= a->stdev + b->stdev;
+}
+
 void machine_facts(struct machine *m)
 {
 	memset(m, 0, sizeof *m);

@@ -89,6 +89,16 @@ struct stats stats_of(double *v, size_t n);
 /* The median of v[0..n); sorts v. */
 double median_of(double *v, size_t n);
 
+/* Noisy: the runs' sample stdev is over NOISE_LIMIT of their median, so a
+ * difference of that order between two rows may be chance.  bench marks
+ * such rows "~" and says "noisy" in its JSON. */
+#define NOISE_LIMIT 0.05
+int stats_noisy(const struct stats *s);
+
+/* a and b differ by no more than their stdevs together: which is faster
+ * is not known from these runs. */
+int stats_level(const struct stats *a, const struct stats *b);
+
 struct machine {
 	char cpu[64];        /* brand string */
 	char kernel[160];    /* uname -sr */
