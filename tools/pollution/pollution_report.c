@@ -1,6 +1,7 @@
 /* pollution_report.c - what "ntmem pollution" measured: a table per
  * mode, the JSON report, the plot, and the one-line verdicts. */
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -35,8 +36,35 @@ static const char *cached_label(const struct fn *f, char *buf, size_t len)
 	return buf;
 }
 
-/* One line per operation: what streaming spared, and what it cost. */
-void pol_verdict(const struct ctx *c, int op, char *buf, size_t len)
+/* A verdict being written: appends stop quietly at the end of buf. */
+struct line {
+	char *buf;
+	size_t len, at;
+};
+
+__attribute__((format(printf, 2, 3))) static void put(struct line *l,
+						      const char *fmt, ...)
+{
+	if (l->at >= l->len)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(l->buf + l->at, l->len - l->at, fmt, ap);
+	va_end(ap);
+	l->at += n > 0 ? (size_t)n : 0;
+}
+
+int pol_control_broken(double slowdown)
+{
+	return !isnan(slowdown) &&
+	       (slowdown < POL_CONTROL_LO || slowdown > POL_CONTROL_HI);
+}
+
+/* after's clause: what one call left the victim, against the cached
+ * functions and the idle control, unless the control itself is far from
+ * 1x: then whatever the functions show may be the same disturbance, and
+ * the clause says so instead.  0 when there was nothing to say. */
+static int after_clause(const struct ctx *c, int op, struct line *l)
 {
 	const struct popts *o = c->o;
 	const struct fn *nt = o->streaming[op], *ca = o->cached[op];
@@ -44,41 +72,60 @@ void pol_verdict(const struct ctx *c, int op, char *buf, size_t len)
 	char vs[32], ss[32], cl[32];
 	ntm_format_size(v, vs, sizeof vs);
 	ntm_format_size(o->size, ss, sizeof ss);
-	size_t at = 0;
-#define PUT(...) do { if (at < len) at += (size_t)snprintf(buf + at, len - at, __VA_ARGS__); } while (0)
-	PUT("%s:", pol_op_names[op]);
-	int clauses = 0;
 	const struct row *rn = find_row(c, MODE_AFTER, op, nt, v);
 	const struct row *rc = find_row(c, MODE_AFTER, op, ca, v);
-	if (rn || rc) {
-		PUT(" after one %s call, ", ss);
-		if (rn)
-			PUT("streaming (%s) left a %s victim %.1fx slower", nt->name,
-			    vs, rn->slowdown);
-		if (rn && rc)
-			PUT(", %s %.1fx", cached_label(ca, cl, sizeof cl), rc->slowdown);
-		else if (rc)
-			PUT("%s left a %s victim %.1fx slower",
-			    cached_label(ca, cl, sizeof cl), vs, rc->slowdown);
-		const struct fn *lp = o->reference[op];
-		const struct row *rl = lp != ca ? find_row(c, MODE_AFTER, op, lp, v) : NULL;
-		if (rl)
-			PUT(", cached stores (%s) %.1fx", lp->name, rl->slowdown);
-		const struct row *ri = find_row(c, MODE_AFTER, op, &pol_idle[op], v);
-		if (ri)
-			PUT(", idle as long %.1fx", ri->slowdown);
-		clauses++;
+	const struct row *ri = find_row(c, MODE_AFTER, op, &pol_idle[op], v);
+	if (!rn && !rc)
+		return 0;
+	if (ri && pol_control_broken(ri->slowdown)) {
+		put(l, " after one %s call, no verdict: the idle control (no call, "
+		    "as long) left the %s victim %.2fx slower, where a quiet machine "
+		    "gives about 1x (%.1fx to %.0fx), so the functions' figures may "
+		    "be that disturbance (other tenants, interrupts, a migration) "
+		    "rather than theirs; run again on a quieter machine or other "
+		    "CPUs (--cpu)", ss, vs, ri->slowdown, POL_CONTROL_LO,
+		    POL_CONTROL_HI);
+		return 1;
 	}
-	rn = find_row(c, MODE_CONCURRENT, op, nt, v);
-	rc = find_row(c, MODE_CONCURRENT, op, ca, v);
+	put(l, " after one %s call, ", ss);
+	if (rn)
+		put(l, "streaming (%s) left a %s victim %.1fx slower", nt->name, vs,
+		    rn->slowdown);
+	if (rn && rc)
+		put(l, ", %s %.1fx", cached_label(ca, cl, sizeof cl), rc->slowdown);
+	else if (rc)
+		put(l, "%s left a %s victim %.1fx slower",
+		    cached_label(ca, cl, sizeof cl), vs, rc->slowdown);
+	const struct fn *lp = o->reference[op];
+	const struct row *rl = lp != ca ? find_row(c, MODE_AFTER, op, lp, v) : NULL;
+	if (rl)
+		put(l, ", cached stores (%s) %.1fx", lp->name, rl->slowdown);
+	if (ri)
+		put(l, ", idle as long %.1fx", ri->slowdown);
+	return 1;
+}
+
+/* One line per operation: what streaming spared, and what it cost. */
+void pol_verdict(const struct ctx *c, int op, char *buf, size_t len)
+{
+	const struct popts *o = c->o;
+	const struct fn *nt = o->streaming[op], *ca = o->cached[op];
+	size_t v = o->verdict_victim;
+	char cl[32];
+	struct line l = {buf, len, 0};
+	buf[0] = '\0';
+	put(&l, "%s:", pol_op_names[op]);
+	int clauses = after_clause(c, op, &l);
+	const struct row *rn = find_row(c, MODE_CONCURRENT, op, nt, v);
+	const struct row *rc = find_row(c, MODE_CONCURRENT, op, ca, v);
 	if (rn && rc) {
-		PUT("%s running alongside, %.2fx vs %.2fx on another CPU",
+		put(&l, "%s running alongside, %.2fx vs %.2fx on another CPU",
 		    clauses++ ? ";" : "", rn->slowdown, rc->slowdown);
 	}
 	rn = find_row(c, MODE_REREAD, op, nt, v);
 	if (rn && o->reference[op]) {
 		char rs[32];
-		PUT("%s re-reading the last %s of the destination right after "
+		put(&l, "%s re-reading the last %s of the destination right after "
 		    "costs streaming %.1fx what it costs after %s", clauses++ ? ";" : "",
 		    ntm_format_size(rn->victim, rs, sizeof rs), rn->slowdown,
 		    cached_label(o->reference[op], cl, sizeof cl));
@@ -86,12 +133,11 @@ void pol_verdict(const struct ctx *c, int op, char *buf, size_t len)
 	rn = find_row(c, MODE_MIXED, op, nt, v);
 	rc = find_row(c, MODE_MIXED, op, ca, v);
 	if (rn && rc)
-		PUT("%s mixed with lookups, %.1f ms a round vs %.1f ms",
+		put(&l, "%s mixed with lookups, %.1f ms a round vs %.1f ms",
 		    clauses++ ? ";" : "", rn->total_ms, rc->total_ms);
 	if (!clauses)
-		PUT(" no pair of streaming and cached functions to compare");
-	PUT(".");
-#undef PUT
+		put(&l, " no pair of streaming and cached functions to compare");
+	put(&l, ".");
 }
 
 static const char *nt_text(int nt)
