@@ -364,6 +364,9 @@ static void test_table_noise_and_summary(void)
 	int marks = 0;
 	for (const char *p = t; (p = strstr(p, "~ (+-")); p++)
 		marks++;
+	t_check(strstr(t, "\n# cpu       Made-up CPU, 1 online,") &&
+		strstr(t, "\n# pages     4 KiB requested, 4 KiB pages\n"),
+		"bench table: the header's CPU and pages, one spelling", "%s", t);
 	t_check(marks == 1, "bench table: only the noisy row is marked",
 		"%d marks", marks);
 	const char *sum = strstr(t, "\n# summary");

@@ -70,7 +70,7 @@ void bench_print_table(const struct bench_opts *o, const struct machine *m)
 	printf("# cpu       %s, %u online, pinned to CPU %d\n", m->cpu,
 	       m->online_cpus, o->cpu);
 	printf("# kernel    %s, THP %s\n", m->kernel, m->thp);
-	printf("# pages     %s requested, %s\n", page_request_name(o->pages),
+	printf("# pages     %s requested, %s\n", page_request_text(o->pages),
 	       pages_obtained(o));
 	printf("# value     %s\n", value);
 	if (o->chunk)

@@ -223,6 +223,11 @@ const char *page_request_name(enum page_request p)
 	return p == PAGES_1G ? "1GB" : p == PAGES_2M ? "2MB" : "4KB";
 }
 
+const char *page_request_text(enum page_request p)
+{
+	return p == PAGES_1G ? "1 GiB" : p == PAGES_2M ? "2 MiB" : "4 KiB";
+}
+
 int pin_to_cpu(int cpu)
 {
 	cpu_set_t set;

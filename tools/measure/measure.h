@@ -57,6 +57,9 @@ void fill_random(void *p, size_t len);
 /* Parse "4KB", "2MB", "1GB" (also 4K, 2M, 1G, KiB...).  -1 if none. */
 int page_request_parse(const char *s, enum page_request *out);
 const char *page_request_name(enum page_request p);
+/* The same for people, spelled as what the kernel gave is ("4 KiB
+ * requested, 4 KiB pages"); page_request_name() stays the JSON's. */
+const char *page_request_text(enum page_request p);
 
 /* Pin the calling thread to cpu.  Returns 0, or -1 with errno. */
 int pin_to_cpu(int cpu);

@@ -270,7 +270,7 @@ static void print_table(struct populate_opts *o, const struct machine *m,
 	       o->runs, o->runs == 1 ? "" : "s");
 	printf("# cpu       %s, %u online\n", m->cpu, m->online_cpus);
 	printf("# kernel    %s, THP %s\n", m->kernel, m->thp);
-	printf("# pages     %s requested, %s\n", page_request_name(o->pages),
+	printf("# pages     %s requested, %s\n", page_request_text(o->pages),
 	       o->obtained[NTMEM]);
 	printf("# ntmem     ntmem_populate, %ld thread%s", o->threads,
 	       o->threads == 1 ? "" : "s");
