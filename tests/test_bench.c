@@ -481,6 +481,15 @@ static void test_plot_and_errors(void)
 		strstr(out, SET_FN),
 		"bench --plot writes an SVG naming every function", "status %d, %zu bytes",
 		status, len);
+	size_t lines = 0, bars = 0;
+	for (const char *p = svg; (p = strstr(p, "<polyline")); p++)
+		lines++;
+	for (const char *p = svg; (p = strstr(p, "stroke-opacity=\"0.7\"")); p++)
+		bars++;
+	t_check(lines >= 3 && bars == lines &&
+		strstr(svg, "bars: the slowest run to the fastest"),
+		"bench --plot: bars on every line, and the caption says what they span",
+		"%zu lines, %zu with bars", lines, bars);
 	free(out);
 	out = NULL;
 

@@ -567,6 +567,32 @@ static void test_tool(void)
 		 "-m after -s 4KiB --victim 4KiB -r 1 --plot %s/no/such/dir/p.svg", dir);
 	tool_case(args, 2, "--plot", 0, "tool: an unwritable plot exits 2 before measuring");
 	tool_case("-f help", 0, "memset functions:", 1, "tool: -f help lists functions");
+
+	/* The plot: a panel per operation, the idle control as a band and
+	 * not among the lines, bars on every line. */
+	char path[300];
+	snprintf(path, sizeof path, "%s/pol.svg", dir);
+	snprintf(args, sizeof args, "-m after -s 1MiB --victim 64KiB -r 2 --plot %s", path);
+	char *out = NULL, *err = NULL;
+	setenv("NTMEM_NO_PERF", "1", 1);
+	int st = run_tool(args, &out, &err);
+	unsetenv("NTMEM_NO_PERF");
+	const char *svg = t_file_text(path);
+	size_t lines = 0, bars = 0;
+	for (const char *p = svg; (p = strstr(p, "<polyline")); p++)
+		lines++;
+	for (const char *p = svg; (p = strstr(p, "stroke-opacity=\"0.7\"")); p++)
+		bars++;
+	t_check(st == 0 && strstr(svg, ">memset (after): victim slowdown") &&
+		strstr(svg, ">memcpy (after): victim slowdown") &&
+		strstr(svg, "<polygon") && strstr(svg, ">idle control (no call)</text>") &&
+		!strstr(svg, ">idle</text>") && !strstr(svg, "memset idle") &&
+		lines >= 2 && bars == lines,
+		"tool: the plot has a panel per operation, the control as a band",
+		"status %d, %zu lines, %zu with bars: %s", st, lines, bars, err);
+	free(out);
+	free(err);
+	unlink(path);
 	rmdir(dir);
 }
 

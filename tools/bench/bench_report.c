@@ -207,6 +207,7 @@ int bench_write_plot(const struct bench_opts *o, const struct machine *m,
 {
 	enum { MAX = BENCH_MAX_FNS * BENCH_MAX_THREADS };
 	static double xs[MAX][BENCH_MAX_SIZES], ys[MAX][BENCH_MAX_SIZES];
+	static double lo[MAX][BENCH_MAX_SIZES], hi[MAX][BENCH_MAX_SIZES];
 	static char names[MAX][48];
 	static struct plot_series series[MAX];
 	size_t nseries = o->nfns * o->nthreads;
@@ -217,24 +218,33 @@ int bench_write_plot(const struct bench_opts *o, const struct machine *m,
 		int streaming = 1;
 		for (size_t i = 0; i < o->nresults; i++)
 			if (o->results[i].fn == fn && o->results[i].threads == threads) {
+				const struct stats *st = &o->results[i].stats;
 				xs[k][n] = (double)o->results[i].size;
-				ys[k][n++] = o->results[i].stats.mean;
+				lo[k][n] = st->min;
+				hi[k][n] = st->max;
+				ys[k][n++] = st->mean;
 				streaming &= o->results[i].nontemporal == 1;
 			}
 		if (o->nthreads > 1 || threads > 1)
 			snprintf(names[k], sizeof names[k], "%s x%u", fn->name, threads);
 		else
 			snprintf(names[k], sizeof names[k], "%s", fn->name);
-		series[k] = (struct plot_series){names[k], n, xs[k], ys[k], streaming};
+		series[k] = (struct plot_series){.name = names[k], .count = n,
+						 .x = xs[k], .y = ys[k],
+						 .dashed = streaming,
+						 .lo = lo[k], .hi = hi[k]};
 	}
-	char title[64], subtitle[512], value[64];
+	char title[64], subtitle[512], value[64], caption[128];
 	value_text(o, value, sizeof value);
 	snprintf(title, sizeof title, "ntmem bench %s", op_name(o));
-	snprintf(subtitle, sizeof subtitle,
-		 "%s, %s; %s; %s; dashed lines stream", m->cpu, m->kernel,
+	snprintf(subtitle, sizeof subtitle, "%s, %s; %s; %s", m->cpu, m->kernel,
 		 pages_obtained(o), value);
-	struct plot p = {title, subtitle, "size", "GB/s (10^9 bytes/s)",
-			 AXIS_LOG2_BYTES, AXIS_LINEAR, series, nseries};
+	snprintf(caption, sizeof caption, "Points: the mean of %ld run%s; bars: "
+		 "the slowest run to the fastest; dashed lines stream", o->runs,
+		 o->runs == 1 ? "" : "s");
+	struct plot p = {.title = title, .subtitle = subtitle, .x_label = "size",
+			 .y_label = "GB/s (10^9 bytes/s)", .x_scale = AXIS_LOG2_BYTES,
+			 .y_scale = AXIS_LINEAR, .series = series, .nseries = nseries,
+			 .caption = caption};
 	return svg_plot(f, &p);
 }
-

@@ -416,11 +416,83 @@ void pol_write_json(const struct ctx *c, FILE *f)
 	json_finish(&j);
 }
 
-/* Slowdown against victim size, one line per operation and function, for
- * the first mode that ran (after, unless it was not asked for). */
-int pol_write_plot(const struct ctx *c, FILE *f)
+/* One operation's panel of the plot: its storage, filled by op_panel. */
+struct panel {
+	struct plot_series series[FN_MAX];
+	struct plot_band band;
+	double xs[FN_MAX + 1][MAX_VICTIMS], ys[FN_MAX + 1][MAX_VICTIMS];
+	double lo[FN_MAX + 1][MAX_VICTIMS], hi[FN_MAX + 1][MAX_VICTIMS];
+	char title[128], sub[256];
+};
+
+/* Slot k's rows of mode for op into the panel's arrays; how many. */
+static size_t collect(const struct ctx *c, int mode, int op, const struct fn *f,
+		      struct panel *pn, size_t k, int *nt)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < c->nrows && n < MAX_VICTIMS; i++) {
+		const struct row *r = &c->rows[i];
+		if (r->mode != (enum mode)mode || r->op != op || r->f != f)
+			continue;
+		pn->xs[k][n] = (double)r->victim;
+		pn->ys[k][n] = r->slowdown;
+		pn->lo[k][n] = r->slow_min;
+		pn->hi[k][n] = r->slow_max;
+		*nt = r->nt;  /* the rows' own: streamread always streams */
+		n++;
+	}
+	return n;
+}
+
+/* op's panel: a line per function with bars over the runs, and after's
+ * idle control as a band from 1x (nothing lost) to what waiting alone
+ * cost the victim: no function's line inside it shows an effect of its
+ * own.  Returns the panel's plot. */
+static struct plot op_panel(const struct ctx *c, int mode, int op,
+			    struct panel *pn)
 {
 	const struct popts *o = c->o;
+	size_t ns = 0;
+	for (size_t k = 0; k < o->nrun[op]; k++) {
+		int nt = -1;
+		size_t n = collect(c, mode, op, o->run[op][k], pn, ns, &nt);
+		if (!n)
+			continue;
+		pn->series[ns] = (struct plot_series){
+			.name = o->run[op][k]->name, .count = n, .x = pn->xs[ns],
+			.y = pn->ys[ns], .dashed = nt == 1, .lo = pn->lo[ns],
+			.hi = pn->hi[ns]};
+		ns++;
+	}
+	int nt;
+	size_t nb = collect(c, mode, op, &pol_idle[op], pn, FN_MAX, &nt);
+	for (size_t i = 0; i < nb; i++) {
+		pn->lo[FN_MAX][i] = fmin(1.0, fmin(pn->lo[FN_MAX][i], pn->ys[FN_MAX][i]));
+		pn->hi[FN_MAX][i] = fmax(1.0, fmax(pn->hi[FN_MAX][i], pn->ys[FN_MAX][i]));
+	}
+	pn->band = (struct plot_band){"idle control (no call)", nb,
+				      pn->xs[FN_MAX], pn->lo[FN_MAX], pn->hi[FN_MAX]};
+	char s[32];
+	snprintf(pn->title, sizeof pn->title, "%s (%s): victim slowdown, %s calls",
+		 pol_op_names[op], pol_mode_names[mode],
+		 ntm_format_size(o->size, s, sizeof s));
+	snprintf(pn->sub, sizeof pn->sub, "%s; victim on %s", o->m.cpu,
+		 c->victim.obtained);
+	return (struct plot){
+		.title = pn->title, .subtitle = pn->sub,
+		.x_label = mode == MODE_REREAD ? "bytes re-read" : "victim working set",
+		.y_label = "slowdown (x)", .x_scale = AXIS_LOG2_BYTES,
+		.y_scale = AXIS_LOG10, .series = pn->series, .nseries = ns,
+		.bands = nb ? &pn->band : NULL, .nbands = nb ? 1 : 0,
+		.caption = "Points: the median run; bars: the fastest run to the "
+			   "slowest, over the median baseline; grey: from 1x to the "
+			   "idle control's runs; dashed lines stream"};
+}
+
+/* Slowdown against victim size for the first mode that ran (after,
+ * unless it was not asked for): a panel per operation. */
+int pol_write_plot(const struct ctx *c, FILE *f)
+{
 	int mode = -1;
 	for (int m = 0; m < MODE_COUNT && mode < 0; m++)
 		for (size_t i = 0; i < c->nrows && mode < 0; i++)
@@ -428,48 +500,13 @@ int pol_write_plot(const struct ctx *c, FILE *f)
 				mode = m;
 	if (mode < 0)
 		return -1;
-	struct plot_series series[NOPS * (FN_MAX + 1)];
-	double xs[NOPS * (FN_MAX + 1)][MAX_VICTIMS];
-	double ys[NOPS * (FN_MAX + 1)][MAX_VICTIMS];
-	char names[NOPS * (FN_MAX + 1)][48];
-	size_t ns = 0;
+	static struct panel panels[NOPS];
+	struct plot plots[NOPS];
+	size_t np = 0;
 	for (int op = 0; op < NOPS; op++)
-		for (size_t k = 0; k <= o->nrun[op]; k++) {
-			const struct fn *fk = k < o->nrun[op] ? o->run[op][k] : &pol_idle[op];
-			size_t n = 0;
-			int nt = -1;  /* the rows' own: streamread always streams */
-			for (size_t i = 0; i < c->nrows && n < MAX_VICTIMS; i++) {
-				const struct row *r = &c->rows[i];
-				if (r->mode != (enum mode)mode || r->op != op || r->f != fk)
-					continue;
-				xs[ns][n] = (double)r->victim;
-				ys[ns][n] = r->slowdown;
-				nt = r->nt;
-				n++;
-			}
-			if (!n)
-				continue;
-			snprintf(names[ns], sizeof names[ns], "%s %s", pol_op_names[op],
-				 fk->name);
-			series[ns] = (struct plot_series){
-				.name = names[ns], .count = n, .x = xs[ns], .y = ys[ns],
-				.dashed = nt == 1,
-			};
-			ns++;
+		if ((c->o->ops & (1u << op)) && c->o->nrun[op]) {
+			plots[np] = op_panel(c, mode, op, &panels[np]);
+			np++;
 		}
-	char title[128], sub[256], s[32];
-	snprintf(title, sizeof title, "ntmem pollution (%s): victim slowdown, %s calls",
-		 pol_mode_names[mode], ntm_format_size(o->size, s, sizeof s));
-	snprintf(sub, sizeof sub, "%s; victim on %s", o->m.cpu, c->victim.obtained);
-	struct plot p = {
-		.title = title,
-		.subtitle = sub,
-		.x_label = mode == MODE_REREAD ? "bytes re-read" : "victim working set",
-		.y_label = "slowdown (x)",
-		.x_scale = AXIS_LOG2_BYTES,
-		.y_scale = AXIS_LOG10,
-		.series = series,
-		.nseries = ns,
-	};
-	return svg_plot(f, &p);
+	return svg_plots(f, plots, np);
 }
