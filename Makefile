@@ -157,8 +157,8 @@ $(O)/tests/test_safe: TEST_LDFLAGS = -Wl,--wrap=ntm_fence
 # test_dczva makes DCZID_EL0 say DC ZVA is prohibited (on AArch64).
 $(O)/tests/test_dczva: TEST_LDFLAGS = -Wl,--wrap=ntm_sysreg_dczid
 
-# The shared library too: tests dlopen it.
-tests: $(TESTS) $(TOOL) $(SHARED)
+# The shared library too: tests dlopen it; ntmem.pc: test_build reads it.
+tests: $(TESTS) $(TOOL) $(SHARED) $(O)/ntmem.pc
 
 # test_preload's helpers: plain programs that know nothing of ntmem, as
 # the programs the shim serves.  They call the functions rather than
