@@ -72,6 +72,13 @@ $(O)/src/variants/%.o: src/variants/%.c
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(NO_IDIOM) -c -o $@ $<
 
+# The entry points' small paths too: a byte loop of the portable width
+# became a call of memset on RISC-V, which in libntmem-preload.so is the
+# shim's own memset, calling itself until the stack ran out.
+$(O)/src/entry/%.o: src/entry/%.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(NO_IDIOM) -c -o $@ $<
+
 $(O)/%.o: %.c
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
