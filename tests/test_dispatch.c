@@ -21,8 +21,9 @@ struct expectation {
 	const char *cpu;
 	const char *supported[2];     /* space-separated names, per op */
 	const char *small_path;       /* the entry points' width */
-	const char *loop;             /* the built-in ladders' first rung;
-					 NULL: the entries have no loop */
+	const char *loop;             /* the built-in ladders' first rung,
+					 the best vector variant; NULL:
+					 none runs here */
 	const char *streaming[2];     /* per op, the top rung for zeros and
 					 for copies; NULL: nothing streams */
 	const char *features;         /* ntmem_cpu_info's; NULL: not checked */
@@ -30,8 +31,9 @@ struct expectation {
 					 CTR_EL0's data line, in bytes */
 };
 
-/* The built-in ladder is the entry points' own vector loop where they
- * have one, libc, then the best streaming variant by rank. */
+/* The built-in ladder is the best vector variant where one runs (the
+ * entry points' own loop on x86-64), libc, then the best streaming
+ * variant by rank. */
 static const struct expectation expected[] = {
 #if defined(__x86_64__)
 	{"nehalem",
@@ -44,11 +46,11 @@ static const struct expectation expected[] = {
 	 "AVX2 stores", "vec_avx2", {"nt_avx", "nt_avx"}, NULL, 0, 0},
 #elif defined(__aarch64__)
 #define ARM_SUPPORTED {"portable libc neon stnp dc_zva", "portable libc neon stnp"}
-	{"cortex-a57", ARM_SUPPORTED, "NEON stores", NULL, {"dc_zva", "stnp"},
+	{"cortex-a57", ARM_SUPPORTED, "NEON stores", "neon", {"dc_zva", "stnp"},
 	 "ASIMD DC-ZVA", 64, 64},
-	{"a64fx", ARM_SUPPORTED, "NEON stores", NULL, {"dc_zva", "stnp"},
+	{"a64fx", ARM_SUPPORTED, "NEON stores", "neon", {"dc_zva", "stnp"},
 	 "ASIMD DC-ZVA", 256, 256},
-	{"max", ARM_SUPPORTED, "NEON stores", NULL, {"dc_zva", "stnp"},
+	{"max", ARM_SUPPORTED, "NEON stores", "neon", {"dc_zva", "stnp"},
 	 "ASIMD DC-ZVA", 512, 32},
 #else
 	{"portable", {"portable libc", "portable libc"}, "word stores", NULL,

@@ -613,7 +613,7 @@ static const char *polyline_colour(const char *doc, size_t n)
 static void test_distinct_colours(void)
 {
 	double x[3] = {1, 2, 3}, y[20][3];
-	char names[20][8];
+	char names[20][16];
 	struct plot_series s[20];
 	for (int k = 0; k < 20; k++) {
 		for (int i = 0; i < 3; i++)

@@ -241,6 +241,31 @@ static void drop_unreachable(struct policy *p, size_t reach)
 	}
 }
 
+/* Neighbouring rungs of one variant, cached twin and origin are one
+ * rung: the built-in rule gives the portable width 'libc' three times
+ * over (no vector variant, no streaming one), which read as three bands. */
+static void merge_repeats(struct policy *p)
+{
+	for (int cls = 0; cls < NTM_CLASSES; cls++) {
+		struct ladder *l = &p->ladder[cls];
+		unsigned keep = 0;
+		for (unsigned i = 0; i < l->count; i++) {
+			if (keep && l->v[keep - 1] == l->v[i] &&
+			    l->cached[keep - 1] == l->cached[i] &&
+			    l->origin[keep - 1] == l->origin[i]) {
+				l->to[keep - 1] = l->to[i];
+				continue;
+			}
+			l->to[keep] = l->to[i];
+			l->v[keep] = l->v[i];
+			l->cached[keep] = l->cached[i];
+			l->origin[keep] = l->origin[i];
+			keep++;
+		}
+		l->count = keep;
+	}
+}
+
 struct policy ntm_the_policy;
 int ntm_policy_state;  /* 0 not built, 1 building, 2 ready */
 
@@ -257,6 +282,7 @@ void ntm_policy_build(struct policy *p, const struct cpu *cpu,
 		ntm_apply_tunables(p, tunables);
 	}
 	drop_unreachable(p, ntm_width_small_max(ntm_width_for(cpu->usable)));
+	merge_repeats(p);
 }
 
 size_t ntm_inline_max[2];
