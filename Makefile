@@ -8,8 +8,12 @@
 #
 # O=DIR builds elsewhere (make check uses build/clang and build/asan).
 
-VERSION   := 0.1.0
-SOVERSION := 0
+# One version, in one place: include/ntmem.h's NTMEM_VERSION_* macros.
+# The shared object's name, ntmem.pc and ntmem --version all follow it;
+# tests/test_build.c checks them and the man pages against it.
+VERSION   := $(shell sed -n 's/^[#]define NTMEM_VERSION_\(MAJOR\|MINOR\|PATCH\) \([0-9]*\).*/\2/p' \
+	       include/ntmem.h | paste -sd. -)
+SOVERSION := $(firstword $(subst ., ,$(VERSION)))
 
 O        ?= build
 PREFIX   ?= /usr/local
@@ -62,10 +66,13 @@ SHARED := $(O)/libntmem.so.$(VERSION)
 SONAME := libntmem.so.$(SOVERSION)
 TOOL   := $(O)/ntmem
 
-all: $(STATIC) $(SHARED) $(TOOL)
+all: $(STATIC) $(SHARED) $(TOOL) $(O)/ntmem.pc
 
 # The loops are in the variants, the entry points' small paths (the C
-# widths' entry_c.h) and the safe calls' portable loops.
+# widths' entry_c.h) and the safe calls' portable loops.  (A byte loop of
+# the portable width became a call of memset on RISC-V, which in
+# libntmem-preload.so is the shim's own memset: it called itself until
+# the stack ran out.)
 $(O)/src/variants/%.o $(O)/src/entry/%.o $(O)/src/safe/%.o: LOOP_FLAGS := $(NO_IDIOM)
 
 $(O)/%.o: %.c
@@ -103,6 +110,16 @@ $(SHARED): $(LIB_OBJ) src/ntmem.map
 		-Wl,--version-script,src/ntmem.map -o $@ $(LIB_OBJ) $(LDLIBS)
 	ln -sf libntmem.so.$(VERSION) $(O)/$(SONAME)
 	ln -sf libntmem.so.$(VERSION) $(O)/libntmem.so
+
+# ntmem.pc for this build's PREFIX and LIBDIR: rewritten only when they
+# (or the version) change, so that make stays quiet and install copies
+# what the build made.
+$(O)/ntmem.pc: ntmem.pc.in FORCE
+	@mkdir -p $(@D)
+	@sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
+	    -e 's|@INCDIR@|$(INCDIR)|' -e 's|@VERSION@|$(VERSION)|' $< >$@.tmp
+	@if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
+FORCE:
 
 $(TOOL): $(TOOL_OBJ) $(STATIC)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(TOOL_OBJ) $(STATIC) $(LDLIBS)
@@ -160,8 +177,8 @@ $(O)/tests/test_safe: TEST_LDFLAGS = -Wl,--wrap=ntm_fence
 # test_dczva makes DCZID_EL0 say DC ZVA is prohibited (on AArch64).
 $(O)/tests/test_dczva: TEST_LDFLAGS = -Wl,--wrap=ntm_sysreg_dczid
 
-# The shared library too: tests dlopen it.
-tests: $(TESTS) $(TOOL) $(SHARED)
+# The shared library too: tests dlopen it; ntmem.pc: test_build reads it.
+tests: $(TESTS) $(TOOL) $(SHARED) $(O)/ntmem.pc
 
 # test_preload's helpers: plain programs that know nothing of ntmem, as
 # the programs the shim serves.  They call the functions rather than
@@ -205,13 +222,26 @@ fuzz:
 # The main job: seed 000's memset table and its memcpy twin, with plots.
 # The seed's sizes up to 1 GiB finish in under a minute on 2 cores and fit
 # in 3 GiB; 'ntmem bench memset' alone adds 4096MB where memory allows.
+# It builds 'all' first: what the README goes on to use (ntmem run's shim
+# among it) is there after 'make bench' alone.
 BENCH_SIZES ?= 2MB,16MB,128MB,1024MB
-bench: $(TOOL) $(O)/callcost-static $(O)/callcost-shared
-	$(TOOL) bench memset -s $(BENCH_SIZES) --plot $(O)/bench-memset.svg
-	$(TOOL) bench memcpy -s $(BENCH_SIZES) --plot $(O)/bench-memcpy.svg
-	@echo "plots: $(O)/bench-memset.svg $(O)/bench-memcpy.svg"
+# The tables are kept in $(O)/bench-*.txt; the run ends with their
+# summaries, the last lines of each (from "# summary" on).
+bench: all $(O)/callcost-static $(O)/callcost-shared
+	$(TOOL) bench memset -s $(BENCH_SIZES) --plot $(O)/bench-memset.svg \
+		>$(O)/bench-memset.txt
+	@cat $(O)/bench-memset.txt
+	$(TOOL) bench memcpy -s $(BENCH_SIZES) --plot $(O)/bench-memcpy.svg \
+		>$(O)/bench-memcpy.txt
+	@cat $(O)/bench-memcpy.txt
 	$(O)/callcost-static "libntmem.a"
 	$(O)/callcost-shared "libntmem.so"
+	@echo
+	@echo "Summary of $(O)/bench-memset.txt and $(O)/bench-memcpy.txt: the"
+	@echo "fastest method by mean GB/s; level: apart by less than their stdevs"
+	@for t in $(O)/bench-memset.txt $(O)/bench-memcpy.txt; do \
+		sed -n '/^# summary/,$$p' $$t | sed 1,2d; done
+	@echo "Plots: $(O)/bench-memset.svg $(O)/bench-memcpy.svg"
 
 # Record this machine's tables for the built-in ladders and their replay
 # (tests/test_replay.c): data/machines/RECORD_NAME, by default named
@@ -234,12 +264,11 @@ install: all
 	install -m 755 $(SHARED) $(DESTDIR)$(LIBDIR)/
 	ln -sf libntmem.so.$(VERSION) $(DESTDIR)$(LIBDIR)/$(SONAME)
 	ln -sf libntmem.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libntmem.so
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
-	    -e 's|@INCDIR@|$(INCDIR)|' -e 's|@VERSION@|$(VERSION)|' \
-	    ntmem.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/ntmem.pc
+	install -m 644 $(O)/ntmem.pc $(DESTDIR)$(LIBDIR)/pkgconfig/
 	install -m 755 $(TOOL) $(DESTDIR)$(BINDIR)/
 	install -m 644 docs/ntmem.1 $(DESTDIR)$(MANDIR)/man1/
 	install -m 644 docs/ntmem.3 $(DESTDIR)$(MANDIR)/man3/
+	@[ -n "$(DESTDIR)" ] || tools/install-hint.sh $(LIBDIR)
 
 install: install-preload
 install-preload: $(PRELOAD)
@@ -250,7 +279,7 @@ install-preload: $(PRELOAD)
 clean:
 	rm -rf build $(O)
 
-.PHONY: all tests test check bench install clean fuzz record
+.PHONY: all tests test check bench install clean fuzz record FORCE
 .SECONDARY:
 
 -include $(LIB_OBJ:.o=.d) $(TOOL_OBJ:.o=.d) $(PRELOAD_OBJ:.o=.d) \

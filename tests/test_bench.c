@@ -2,6 +2,7 @@
  * JSON, CSV and SVG it writes.  Never asserts a timing. */
 #include <dirent.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -245,6 +246,16 @@ static void check_result_fields(const struct t_json *r, const char *op,
 		*bad = 1;
 		snprintf(why, len, "%s has a dispatch field", f->string);
 	}
+	/* noisy: the sample stdev over 5% of the median, from the row's
+	 * own figures (a tie at the limit is not judged). */
+	const struct t_json *noisy = t_json_get(r, "noisy");
+	double sd = t_json_get(r, "gbps_stdev")->number;
+	if (!noisy || noisy->type != TJ_BOOL ||
+	    (fabs(sd - 0.05 * mid) > 1e-6 * mid && noisy->boolean != (sd > 0.05 * mid))) {
+		*bad = 1;
+		snprintf(why, len, "%s: noisy %s with stdev %g, median %g", f->string,
+			 noisy ? noisy->boolean ? "true" : "false" : "missing", sd, mid);
+	}
 	/* A streaming variant always reports nontemporal true. */
 	struct ntmem_variant_info v;
 	int id = ntmem_variant_find(eop, f->string);
@@ -293,6 +304,80 @@ static void test_json(const char *op)
 	t_check(!bad, name, "%s", why);
 	t_json_free(j);
 	free(out);
+}
+
+/* The table of made-up results: "~" and its footnote on the noisy row
+ * alone, and the summary's ranges and auto against glibc.  The figures:
+ *            glibc          SET_FN         auto
+ *   1 MiB    10 +- 0.1      20 +- 0.1      20 +- 0.1   (auto +100%)
+ *   2 MiB    10 +- 0.1      21 +- 0.2      10.05 +- 0.1 (level)
+ *   4 MiB    30 +- 3 (10%)  10 +- 0.1      15 +- 0.1   (auto -50%) */
+static const char *made_up_table(void)
+{
+	static char text[16384];
+	char *argv[] = {"bench", "memset", "-s", "1MB,2MB,4MB", "-f",
+			"glibc," SET_FN ",auto", "--baseline", "glibc", NULL};
+	struct cli_error e;
+	if (parse_and_plan((int)count_argv(argv), argv, &opts, &e) || opts.nfns != 3)
+		return "";
+	static const double mean[3][3] = {{10, 20, 20}, {10, 21, 10.05}, {30, 10, 15}};
+	static const double sd[3][3] = {{0.1, 0.1, 0.1}, {0.1, 0.2, 0.1}, {3, 0.1, 0.1}};
+	opts.nresults = 0;
+	for (size_t si = 0; si < 3; si++)
+		for (size_t fi = 0; fi < 3; fi++) {
+			struct bench_result *r = &opts.results[opts.nresults++];
+			memset(r, 0, sizeof *r);
+			r->fn = &opts.fns[fi];
+			r->size = opts.sizes[si];
+			r->threads = 1;
+			r->nontemporal = opts.fns[fi].kind == FN_LIBC ? -1 : 0;
+			r->stats = (struct stats){mean[si][fi], sd[si][fi], mean[si][fi],
+						  mean[si][fi], mean[si][fi]};
+			r->diff_pct = (mean[si][fi] / mean[si][0] - 1) * 100;
+			snprintf(r->pages, sizeof r->pages, "4 KiB pages");
+		}
+	struct machine m = {.cpu = "Made-up CPU", .kernel = "Linux", .thp = "never",
+			    .online_cpus = 1};
+	FILE *tmp = tmpfile();
+	if (!tmp)
+		return "";
+	fflush(stdout);
+	int saved = dup(STDOUT_FILENO);
+	dup2(fileno(tmp), STDOUT_FILENO);
+	bench_print_table(&opts, &m);
+	fflush(stdout);
+	dup2(saved, STDOUT_FILENO);
+	close(saved);
+	rewind(tmp);
+	size_t n = fread(text, 1, sizeof text - 1, tmp);
+	text[n] = '\0';
+	fclose(tmp);
+	return text;
+}
+
+static void test_table_noise_and_summary(void)
+{
+	const char *t = made_up_table();
+	t_check(strstr(t, "     30.00~ (+-  3.00)") && strstr(t, "     10.00  (+-  0.10)") &&
+		strstr(t, "# ~ noisy: the runs' stdev is over 5% of their median"),
+		"bench table: the noisy row marked ~, with the footnote", "%s", t);
+	int marks = 0;
+	for (const char *p = t; (p = strstr(p, "~ (+-")); p++)
+		marks++;
+	t_check(strstr(t, "\n# cpu       Made-up CPU, 1 online,") &&
+		strstr(t, "\n# pages     4 KiB requested, 4 KiB pages\n"),
+		"bench table: the header's CPU and pages, one spelling", "%s", t);
+	t_check(marks == 1, "bench table: only the noisy row is marked",
+		"%d marks", marks);
+	const char *sum = strstr(t, "\n# summary");
+	t_check(sum && strstr(sum, "#   1 MiB to 2 MiB         " SET_FN ", cached\n") &&
+		strstr(sum, "#   4 MiB                  glibc\n"),
+		"bench summary: the fastest method over each range of sizes", "%s",
+		sum ? sum : t);
+	t_check(sum && strstr(sum, "#   auto against glibc: faster at 1 MiB (+100.0%); "
+			      "level at 2 MiB (+0.5%); slower at 4 MiB (-50.0%)\n"),
+		"bench summary: auto against glibc, faster, level and slower", "%s",
+		sum ? sum : t);
 }
 
 /* --threads 1,2: every function on each, interleaved, with the count in
@@ -396,6 +481,15 @@ static void test_plot_and_errors(void)
 		strstr(out, SET_FN),
 		"bench --plot writes an SVG naming every function", "status %d, %zu bytes",
 		status, len);
+	size_t lines = 0, bars = 0;
+	for (const char *p = svg; (p = strstr(p, "<polyline")); p++)
+		lines++;
+	for (const char *p = svg; (p = strstr(p, "stroke-opacity=\"0.7\"")); p++)
+		bars++;
+	t_check(lines >= 3 && bars == lines &&
+		strstr(svg, "bars: the slowest run to the fastest"),
+		"bench --plot: bars on every line, and the caption says what they span",
+		"%zu lines, %zu with bars", lines, bars);
 	free(out);
 	out = NULL;
 
@@ -507,6 +601,7 @@ int main(void)
 	test_bad_options();
 	test_json("memset");
 	test_json("memcpy");
+	test_table_noise_and_summary();
 	test_csv();
 	test_threads();
 	test_plot_and_errors();

@@ -31,7 +31,7 @@ struct expectation {
 };
 
 /* The built-in ladder is the entry points' own vector loop where they
- * have one, libc, then the best streaming variant by rank. */
+ * have one (x86-64), libc, then the best streaming variant by rank. */
 static const struct expectation expected[] = {
 #if defined(__x86_64__)
 	{"nehalem",
@@ -269,8 +269,60 @@ static void check_info_lists_variants(void)
 	free(out);
 }
 
+/* ntmem info: the caches' third column is "used", and the sentence
+ * saying where the used caches came from is printed once, not again in
+ * the built-in rule's origin (for CPUs not recorded, twice more). */
+static void check_info_plan_once(void)
+{
+	struct ntmem_cpu_info cpu;
+	ntmem_cpu_info(&cpu);
+	char cmd[512], *out = NULL;
+	snprintf(cmd, sizeof cmd, "%s info", t_ntmem());
+	int status = t_run(cmd, &out, NULL);
+	int times = 0;
+	for (const char *p = out; p && *cpu.planned_how && (p = strstr(p, cpu.planned_how));
+	     p++)
+		times++;
+	t_check(status == 0 && out && strstr(out, "sysfs        used\n") &&
+		strstr(out, "\n  used         ") && !strstr(out, "planned") && times == 1,
+		"ntmem info: the caches used, and how, said once",
+		"status %d, '%s' %d times", status, cpu.planned_how, times);
+	free(out);
+}
+
+/* Brand strings come padded; what is printed never is. */
+static void check_brand_trimmed(void)
+{
+	static const char *const cases[][2] = {
+		{"Oxide Virtual Turin-like Processor             ",
+		 "Oxide Virtual Turin-like Processor"},
+		{"        Intel(R) Xeon(R) CPU E5-2680 0 @ 2.70GHz",
+		 "Intel(R) Xeon(R) CPU E5-2680 0 @ 2.70GHz"},
+		{" \t AMD EPYC \n", "AMD EPYC"}, {"   ", ""}, {"", ""},
+	};
+	int ok = 1;
+	char why[160] = "";
+	for (size_t i = 0; ok && i < sizeof cases / sizeof cases[0]; i++) {
+		char b[64];
+		snprintf(b, sizeof b, "%s", cases[i][0]);
+		ntm_cpu_trim_brand(b);
+		ok = !strcmp(b, cases[i][1]);
+		if (!ok)
+			snprintf(why, sizeof why, "'%s' became '%s'", cases[i][0], b);
+	}
+	const char *live = ntm_cpu()->brand;
+	size_t n = strlen(live);
+	if (ok && n && (live[0] == ' ' || live[n - 1] == ' ')) {
+		ok = 0;
+		snprintf(why, sizeof why, "this CPU's brand '%s'", live);
+	}
+	t_check(ok, "cpu: the brand string without its padding", "%s", why);
+}
+
 int main(void)
 {
+	check_brand_trimmed();
+	check_info_plan_once();
 	/* tests/run.sh runs every test with NTMEM_PROFILE=none and no
 	 * NTMEM_TUNABLES: the library reads them as it is loaded. */
 	const char *cpu = getenv("NTMEM_EXPECT_CPU");

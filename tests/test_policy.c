@@ -19,6 +19,8 @@
 #include "dispatch/policy.h"
 #include "dispatch/profile.h"
 #include "dispatch/registry.h"
+#include "dispatch/width.h"
+#include "entry/entry.h"
 #include "util/size.h"
 
 
@@ -309,13 +311,15 @@ static void sample_profile(struct profile *p)
 	const struct variant *s = ntm_ranked(NTMEM_OP_SET, NTMEM_ROLE_STREAMING, 1);
 	const struct variant *cs = ntm_ranked(NTMEM_OP_COPY, NTMEM_ROLE_STREAMING, 0);
 	ntm_profile_init(p, ntm_cpu());
+	/* Where nothing streams, the plain loop stands in for the streaming
+	 * rungs: a rung like its neighbour would merge with it. */
 	snprintf(p->ladder[0].rungs, sizeof p->ladder[0].rungs, "%s:%zu,%s:%zu,%s",
-		 plain->name, 1 * MiB, libc->name, 100 * MiB, s ? s->name : "libc");
+		 plain->name, 1 * MiB, libc->name, 100 * MiB, s ? s->name : plain->name);
 	snprintf(p->ladder[0].streaming, sizeof p->ladder[0].streaming, "%s",
 		 s ? s->name : "");
 	snprintf(p->ladder[1].rungs, sizeof p->ladder[1].rungs, "%s", plain->name);
 	snprintf(p->ladder[2].rungs, sizeof p->ladder[2].rungs, "libc:%zu,%s",
-		 300 * MiB, cs ? cs->name : "libc");
+		 300 * MiB, cs ? cs->name : "portable");
 	p->min_chunk = 3 * MiB;
 }
 
@@ -677,6 +681,108 @@ static void test_info_end_to_end(void)
 	free(out);
 }
 
+static int same_ladder(const struct ladder *a, const struct ladder *b)
+{
+	if (a->count != b->count || a->streaming != b->streaming)
+		return 0;
+	for (unsigned i = 0; i < a->count; i++)
+		if (a->to[i] != b->to[i] || a->v[i] != b->v[i] ||
+		    a->cached[i] != b->cached[i])
+			return 0;
+	return 1;
+}
+
+/* An edge inside the small path: the rungs below it serve no call, so
+ * they go (no band reads "[257 B, 64 B)"), the setting is noted, and
+ * every call's choice is what it would be with the edge at reach + 1. */
+static void test_edges_inside_small_path(void)
+{
+	size_t reach = ntm_width_small_max(ntm_width_choose());
+	t_check(reach == ntm_entry_width()->small_max,
+		"small path: the policy's reach is the entry width's",
+		"%zu against %zu", reach, ntm_entry_width()->small_max);
+	static struct policy edge;
+	char tun[160], inside[96], want[64];
+	/* Whole ladders, with variants every architecture runs; the edge
+	 * halfway into the small path (16 B of 32 on the portable width). */
+	snprintf(tun, sizeof tun, "copy=portable:%zu,libc:1MiB,portable", reach / 2);
+	ntm_policy_build(&pol, ntm_cpu(), tun, NULL);
+	snprintf(tun, sizeof tun, "copy=portable:%zu,libc:1MiB,portable", reach + 1);
+	ntm_policy_build(&edge, ntm_cpu(), tun, NULL);
+	const struct ladder *c = &pol.ladder[NTMEM_CLASS_COPY];
+	int dropped = c->count == 2 && !strcmp(c->v[0]->name, "libc") &&
+		      c->to[0] == 1 * MiB && same_ladder(c, &edge.ladder[NTMEM_CLASS_COPY]);
+	snprintf(inside, sizeof inside, "copy: an edge at %zu B lies inside the "
+		 "small path", reach / 2);
+	snprintf(want, sizeof want, "calls up to %zu B", reach);
+	t_check(dropped && pol.note_count == 1 && has_note(&pol, inside, want) &&
+		edge.note_count == 0,
+		"tunables: a rung ending inside the small path goes, noted",
+		"%s; %d notes: %s; at the edge %d notes", ladder_text(c),
+		pol.note_count, first_note(&pol), edge.note_count);
+	if (!streams_here()) {
+		t_skip("tunables: a threshold inside the small path",
+		       "no streaming variant runs here");
+		return;
+	}
+	snprintf(tun, sizeof tun, "copy_threshold=%zu", reach / 2);
+	ntm_policy_build(&pol, ntm_cpu(), tun, NULL);
+	snprintf(tun, sizeof tun, "copy_threshold=%zu", reach + 1);
+	ntm_policy_build(&edge, ntm_cpu(), tun, NULL);
+	snprintf(inside, sizeof inside, "NTMEM_TUNABLES: copy: an edge at %zu B",
+		 reach / 2);
+	t_check(same_ladder(c, &edge.ladder[NTMEM_CLASS_COPY]) &&
+		ntm_ladder_threshold(c) == 0 && pol.note_count == 1 &&
+		has_note(&pol, inside, NULL) && edge.note_count == 0,
+		"tunables: a threshold inside the small path streams from past it, "
+		"noted", "%s; %s", ladder_text(c), first_note(&pol));
+}
+
+/* Neighbouring rungs of one variant are one rung, from the first one's
+ * start to the last one's end. */
+static void test_repeats_merge(void)
+{
+	ntm_policy_build(&pol, ntm_cpu(), "copy=libc:1MiB,libc:8MiB,portable", NULL);
+	const struct ladder *c = &pol.ladder[NTMEM_CLASS_COPY];
+	t_check(c->count == 2 && !strcmp(c->v[0]->name, "libc") && c->to[0] == 8 * MiB &&
+		!strcmp(c->v[1]->name, "portable") && pol.note_count == 0,
+		"tunables: neighbouring rungs of one variant merge", "%s; %s",
+		ladder_text(c), first_note(&pol));
+}
+
+/* What ntmem info shows for such a threshold: no band ends before it
+ * starts, and the note is among the ignored settings. */
+static void test_info_no_inverted_band(void)
+{
+	const char *name = "info --json: no inverted band for a copy_threshold "
+			   "inside the small path";
+	if (!streams_here()) {
+		t_skip(name, "no streaming variant runs here");
+		return;
+	}
+	size_t edge = ntm_width_small_max(ntm_width_choose()) / 2;
+	char cmd[512], *out = NULL, err[160] = "", want[32];
+	snprintf(cmd, sizeof cmd, "NTMEM_PROFILE=none NTMEM_TUNABLES=copy_threshold=%zu "
+		 "%s info --json", edge, t_ntmem());
+	snprintf(want, sizeof want, "edge at %zu B", edge);
+	int status = t_run(cmd, &out, NULL);
+	struct t_json *j = t_json_parse(out, err, sizeof err);
+	const struct t_json *rungs =
+		t_json_get(t_json_get(t_json_get(j, "policy"), "copy"), "rungs");
+	const struct t_json *ign = t_json_get(j, "ignored");
+	int ok = status == 0 && rungs && rungs->type == TJ_ARRAY && rungs->count > 0 &&
+		 ign && ign->type == TJ_ARRAY && ign->count == 1 &&
+		 strstr(ign->items[0].string, want);
+	for (size_t i = 0; ok && i < rungs->count; i++) {
+		const struct t_json *from = t_json_get(&rungs->items[i], "from"),
+				    *to = t_json_get(&rungs->items[i], "to");
+		ok = from && to && (to->type == TJ_NULL || to->number > from->number);
+	}
+	t_check(ok, name, "status %d %s", status, err);
+	t_json_free(j);
+	free(out);
+}
+
 int main(void)
 {
 	if (t_scratch_make("policy"))
@@ -692,6 +798,9 @@ int main(void)
 	test_profile_path();
 	test_system_profile();
 	test_info_end_to_end();
+	test_edges_inside_small_path();
+	test_repeats_merge();
+	test_info_no_inverted_band();
 	t_scratch_remove();
 	return t_finish();
 }

@@ -20,6 +20,7 @@
 #include "ntmem.h"
 #include "measure/perfcount.h"
 #include "pollution/pollution.h"
+#include "pollution/pollution_report.h"
 
 /* ------------------------------------------------------------------ */
 /* The chase                                                           */
@@ -470,6 +471,58 @@ static void test_perf_fallback(void)
 }
 
 /* ------------------------------------------------------------------ */
+/* The verdict, from made-up rows                                      */
+/* ------------------------------------------------------------------ */
+
+/* The verdict for memset after one 256 MiB call, a 512 KiB victim: a
+ * streaming function 36.9x, rep stosb 1.2x, and the idle control idle. */
+static const char *verdict_with_control(double idle)
+{
+	static struct popts o;
+	static struct row rows[3];
+	static char v[768];
+	static const struct fn nt = {.name = "nt_made_up", .kind = FN_VARIANT,
+				     .role = NTMEM_ROLE_STREAMING, .streaming = 1};
+	static const struct fn ca = {.name = "stosb", .kind = FN_VARIANT,
+				     .role = NTMEM_ROLE_STRING};
+	memset(&o, 0, sizeof o);
+	o.size = 256 * MiB;
+	o.verdict_victim = 512 * KiB;
+	o.streaming[0] = &nt;
+	o.cached[0] = &ca;
+	const struct fn *fns[3] = {&nt, &ca, &pol_idle[0]};
+	const double slow[3] = {36.9, 1.2, idle};
+	for (int i = 0; i < 3; i++)
+		rows[i] = (struct row){.mode = MODE_AFTER, .op = 0, .f = fns[i],
+				       .victim = 512 * KiB, .slowdown = slow[i]};
+	struct ctx c = {.o = &o, .rows = rows, .nrows = 3};
+	pol_verdict(&c, 0, v, sizeof v);
+	return v;
+}
+
+static void test_verdict_control(void)
+{
+	const char *v = verdict_with_control(1.1);
+	t_check(strstr(v, "streaming (nt_made_up) left a 512 KiB victim 36.9x slower") &&
+		strstr(v, "rep stosb 1.2x") && strstr(v, "idle as long 1.1x") &&
+		!strstr(v, "no verdict"),
+		"verdict: a control near 1x, the streaming and cached figures", "%s", v);
+	static const double broken[] = {141.2, 2.5, 0.4};
+	for (size_t i = 0; i < 3; i++) {
+		char name[96], want[64];
+		v = verdict_with_control(broken[i]);
+		snprintf(name, sizeof name, "verdict: withheld when the idle control "
+			 "shows %.1fx", broken[i]);
+		snprintf(want, sizeof want, "victim %.2fx slower", broken[i]);
+		t_check(strstr(v, "no verdict") && strstr(v, "idle control") &&
+			strstr(v, want) && !strstr(v, "36.9x"), name, "%s", v);
+	}
+	v = verdict_with_control(2.0);
+	t_check(!strstr(v, "no verdict") && strstr(v, "36.9x"),
+		"verdict: given at the edge, a control of 2.0x", "%s", v);
+}
+
+/* ------------------------------------------------------------------ */
 /* The real tool: exit status, no partial plot                         */
 /* ------------------------------------------------------------------ */
 
@@ -515,6 +568,32 @@ static void test_tool(void)
 		 "-m after -s 4KiB --victim 4KiB -r 1 --plot %s/no/such/dir/p.svg", dir);
 	tool_case(args, 2, "--plot", 0, "tool: an unwritable plot exits 2 before measuring");
 	tool_case("-f help", 0, "memset functions:", 1, "tool: -f help lists functions");
+
+	/* The plot: a panel per operation, the idle control as a band and
+	 * not among the lines, bars on every line. */
+	char path[300];
+	snprintf(path, sizeof path, "%s/pol.svg", dir);
+	snprintf(args, sizeof args, "-m after -s 1MiB --victim 64KiB -r 2 --plot %s", path);
+	char *out = NULL, *err = NULL;
+	setenv("NTMEM_NO_PERF", "1", 1);
+	int st = run_tool(args, &out, &err);
+	unsetenv("NTMEM_NO_PERF");
+	const char *svg = t_file_text(path);
+	size_t lines = 0, bars = 0;
+	for (const char *p = svg; (p = strstr(p, "<polyline")); p++)
+		lines++;
+	for (const char *p = svg; (p = strstr(p, "stroke-opacity=\"0.7\"")); p++)
+		bars++;
+	t_check(st == 0 && strstr(svg, ">memset (after): victim slowdown") &&
+		strstr(svg, ">memcpy (after): victim slowdown") &&
+		strstr(svg, "<polygon") && strstr(svg, ">idle control (no call)</text>") &&
+		!strstr(svg, ">idle</text>") && !strstr(svg, "memset idle") &&
+		lines >= 2 && bars == lines,
+		"tool: the plot has a panel per operation, the control as a band",
+		"status %d, %zu lines, %zu with bars: %s", st, lines, bars, err);
+	free(out);
+	free(err);
+	unlink(path);
 	rmdir(dir);
 }
 
@@ -572,6 +651,7 @@ int main(void)
 	test_perf_fallback();
 	test_json();
 	test_composite_aggressors();
+	test_verdict_control();
 	test_tool();
 	test_victim_command();
 	return t_finish();

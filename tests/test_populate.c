@@ -21,6 +21,7 @@
 #include "ntmem.h"
 #include "parallel/parallel.h"
 #include "parallel/pool.h"
+#include "populate/populate.h"
 #include "util/size.h"
 
 
@@ -372,7 +373,7 @@ static void test_command(void)
 	free(out);
 
 	static const char *const bad[][2] = {
-		{"-s 12Q", "--size"}, {"", "--size"}, {"-s 1MB --threads 0", "--threads"},
+		{"-s 12Q", "--size"}, {"-s 0", "--size"}, {"-s 1MB --threads 0", "--threads"},
 		{"-s 1MB --threads x", "--threads"}, {"-s 1MB --page 3MB", "--page"},
 		{"-s 1MB -r 0", "--runs"}, {"-s 1MB extra", "extra"},
 		{"-s 1MB --bogus", "--bogus"}, {"-s 1000TB", "--size"},
@@ -393,9 +394,43 @@ static void test_command(void)
 	populate_command(cmd, sizeof cmd, "--help");
 	out = NULL;
 	status = t_run(cmd, &out, NULL);
-	t_check(status == 0 && out && strstr(out, "Usage: ntmem populate"),
-		"ntmem populate --help", "status %d", status);
+	t_check(status == 0 && out && strstr(out, "Usage: ntmem populate") &&
+		strstr(out, "default\n                        1 GiB"),
+		"ntmem populate --help, with the default size", "status %d", status);
 	free(out);
+}
+
+/* Without --size: 1 GiB, or the largest power of two up to half the
+ * memory available, at least 2 MiB. */
+static void test_default_size(void)
+{
+	static const size_t budget[][2] = {
+		{SIZE_MAX, 1 * GiB}, {4 * GiB, 1 * GiB}, {2 * GiB, 1 * GiB},
+		{2 * GiB - 1, 512 * MiB}, {100 * MiB, 32 * MiB}, {1 * MiB, 2 * MiB},
+	};
+	int ok = 1;
+	char why[128] = "";
+	for (size_t i = 0; ok && i < sizeof budget / sizeof budget[0]; i++) {
+		size_t got = populate_default_size(budget[i][0]);
+		ok = got == budget[i][1];
+		if (!ok)
+			snprintf(why, sizeof why, "budget %zu: %zu, want %zu", budget[i][0],
+				 got, budget[i][1]);
+	}
+	t_check(ok, "ntmem populate: the default size, 1 GiB or less when memory "
+		"is short", "%s", why);
+
+	static struct populate_opts o;
+	struct cli_error e;
+	char *none[] = {"populate", "-r", "1", NULL};
+	int r = populate_parse(3, none, &o, &e);
+	t_check(r == 0 && o.size_default && o.size == populate_default_size(memory_budget()),
+		"ntmem populate: no --size takes the default",
+		"r %d, size %zu, default %d: %s", r, o.size, o.size_default, r ? e.msg : "");
+	char *given[] = {"populate", "-s", "8MB", NULL};
+	r = populate_parse(3, given, &o, &e);
+	t_check(r == 0 && !o.size_default && o.size == 8 * MiB,
+		"ntmem populate: --size is taken as given", "r %d, size %zu", r, o.size);
 }
 
 int main(void)
@@ -410,5 +445,6 @@ int main(void)
 	test_default_parallel();
 	test_handlers_kept();
 	test_command();
+	test_default_size();
 	return t_finish();
 }

@@ -100,7 +100,28 @@ static void test_bad_options(void)
 			name, "returned %d, status %d, '%s'", r, r ? (int)e.status : 0,
 			r ? e.msg : "");
 	}
+	/* A threshold inside the small path is refused, naming the option;
+	 * 0 and the first size past it are not. */
+	struct ntmem_ladder_info li;
+	ntmem_ladder_info(NTMEM_CLASS_COPY, &li);
+	char half[32], inside[32], past[32], want[80];
+	snprintf(half, sizeof half, "%zu", li.small_max / 2);  /* 64 on AVX2 */
+	snprintf(inside, sizeof inside, "%zu", li.small_max);
+	snprintf(past, sizeof past, "%zu", li.small_max + 1);
+	snprintf(want, sizeof want, "--stream-above: %zu B lies inside the small path",
+		 li.small_max / 2);
+	const char *small[] = {"--stream-above", half, "true", NULL};
+	const char *top[] = {"--stream-above", inside, "true", NULL};
+	const char *zero[] = {"--stream-above", "0", "true", NULL};
+	const char *beyond[] = {"--stream-above", past, "true", NULL};
+	struct run_options o;
 	struct cli_error e;
+	int r64 = parse(small, &o, &e);
+	int ok = r64 == -1 && e.status == CLI_USAGE && strstr(e.msg, want);
+	ok = ok && parse(top, &o, &e) == -1 && strstr(e.msg, "--stream-above");
+	t_check(ok && !parse(zero, &o, &e) && !parse(beyond, &o, &e),
+		"run: --stream-above inside the small path is a usage error; 0 "
+		"and past it are not", "%d '%s'", r64, e.msg);
 	int r = run_check_tunables("copy=no_such_variant", &e);
 	t_check(r == -1 && e.status == CLI_USAGE && strstr(e.msg, "no_such_variant"),
 		"run: a ladder naming no variant is a usage error", "%d '%s'", r,

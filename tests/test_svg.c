@@ -296,12 +296,12 @@ static void test_basic(void)
 	double x[] = { 1, 2, 3, 4 };
 	double y[3][4] = { { 5, 10, 20, 45 }, { 7, 8, 9, 10 }, { 30, 25, 20, 15 } };
 	struct plot_series s[] = {
-		{ "stosb", 4, x, y[0], 0 },
-		{ "nt_avx512", 4, x, y[1], 1 },
-		{ "glibc", 4, x, y[2], 0 },
+		{ "stosb", 4, x, y[0], 0, NULL, NULL },
+		{ "nt_avx512", 4, x, y[1], 1, NULL, NULL },
+		{ "glibc", 4, x, y[2], 0, NULL, NULL },
 	};
 	struct plot p = { "memset", "1 thread", "size", "GB/s",
-			  AXIS_LINEAR, AXIS_LINEAR, s, 3 };
+			  AXIS_LINEAR, AXIS_LINEAR, s, 3, NULL, 0, NULL };
 	struct out o = render(&p);
 	if (check_doc("basic", &o)) {
 		t_check(count(o.buf, "<polyline") == 3, "basic: one polyline per series",
@@ -329,11 +329,11 @@ static void test_escaping(void)
 {
 	double x[] = { 1, 2 }, y[] = { 3, 4 };
 	struct plot_series s[] = {
-		{ "a & b <c>", 2, x, y, 0 },
-		{ "it's \"quoted\"", 2, x, y, 1 },
+		{ "a & b <c>", 2, x, y, 0, NULL, NULL },
+		{ "it's \"quoted\"", 2, x, y, 1, NULL, NULL },
 	};
 	struct plot p = { "R&D <memset>", "x > y & y < z", "size \"B\"", "'GB/s'",
-			  AXIS_LINEAR, AXIS_LINEAR, s, 2 };
+			  AXIS_LINEAR, AXIS_LINEAR, s, 2, NULL, 0, NULL };
 	struct out o = render(&p);
 	if (check_doc("escaping", &o)) {
 		t_check(strstr(o.buf, "a &amp; b &lt;c&gt;") != NULL,
@@ -356,13 +356,13 @@ static void test_dropped_points(void)
 	double bad_x[] = { 0, -1, NAN }, bad_y[] = { 1, 2, 3 };
 	double ly[] = { 1, 0, -2, 10, 100, 1000, NAN, 5 };
 	struct plot_series s[] = {
-		{ "good", 8, x, y, 0 },
-		{ "nothing drawable", 3, bad_x, bad_y, 0 },
-		{ "no points", 0, NULL, NULL, 0 },
-		{ "log y", 8, x, ly, 1 },
+		{ "good", 8, x, y, 0, NULL, NULL },
+		{ "nothing drawable", 3, bad_x, bad_y, 0, NULL, NULL },
+		{ "no points", 0, NULL, NULL, 0, NULL, NULL },
+		{ "log y", 8, x, ly, 1, NULL, NULL },
 	};
 	struct plot p = { "drops", NULL, "size", "GB/s",
-			  AXIS_LOG2_BYTES, AXIS_LINEAR, s, 4 };
+			  AXIS_LOG2_BYTES, AXIS_LINEAR, s, 4, NULL, 0, NULL };
 	struct out o = render(&p);
 	if (check_doc("log2 x drops", &o)) {
 		t_check(count(o.buf, "<polyline") == 2,
@@ -392,12 +392,12 @@ static void test_nothing_to_draw(void)
 	double x[] = { NAN, 1, INFINITY }, y[] = { 1, NAN, 2 };
 	double neg[] = { -1, 0, -3 };
 	struct plot_series s[] = {
-		{ "nan", 3, x, y, 0 },
-		{ "empty", 0, x, y, 0 },
-		{ "no arrays", 3, NULL, NULL, 0 },
-		{ "non-positive", 3, neg, neg, 0 },
+		{ "nan", 3, x, y, 0, NULL, NULL },
+		{ "empty", 0, x, y, 0, NULL, NULL },
+		{ "no arrays", 3, NULL, NULL, 0, NULL, NULL },
+		{ "non-positive", 3, neg, neg, 0, NULL, NULL },
 	};
-	struct plot p = { "t", NULL, "x", "y", AXIS_LINEAR, AXIS_LINEAR, s, 3 };
+	struct plot p = { "t", NULL, "x", "y", AXIS_LINEAR, AXIS_LINEAR, s, 3, NULL, 0, NULL };
 	struct out o = render(&p);
 	t_check(o.rc == -1 && o.len == 0, "nothing to draw: non-finite",
 		"rc %d, %zu bytes written", o.rc, o.len);
@@ -424,9 +424,9 @@ static void test_log2_labels(void)
 		x[i] = ldexp(1, 20 + i);  /* 1 MiB .. 4 GiB */
 		y[i] = 10 + i;
 	}
-	struct plot_series s[] = { { "memset", 13, x, y, 0 } };
+	struct plot_series s[] = { { "memset", 13, x, y, 0, NULL, NULL } };
 	struct plot p = { "sizes", NULL, "size", "GB/s",
-			  AXIS_LOG2_BYTES, AXIS_LINEAR, s, 1 };
+			  AXIS_LOG2_BYTES, AXIS_LINEAR, s, 1, NULL, 0, NULL };
 	struct out o = render(&p);
 	if (check_doc("log2 labels", &o)) {
 		t_check(strstr(o.buf, ">1 MiB<") && strstr(o.buf, ">1 GiB<") &&
@@ -453,9 +453,9 @@ static void test_log10_labels(void)
 {
 	double x[] = { 1, 10, 100, 1000, 10000, 100000, 1000000 };
 	double y[] = { 0.05, 0.5, 5, 50, 500, 5000, 50000 };
-	struct plot_series s[] = { { "n", 7, x, y, 0 } };
+	struct plot_series s[] = { { "n", 7, x, y, 0, NULL, NULL } };
 	struct plot p = { "decades", NULL, "n", "t",
-			  AXIS_LOG10, AXIS_LOG10, s, 1 };
+			  AXIS_LOG10, AXIS_LOG10, s, 1, NULL, 0, NULL };
 	struct out o = render(&p);
 	if (check_doc("log10", &o))
 		t_check(strstr(o.buf, ">1</text>") && strstr(o.buf, ">1000</text>") &&
@@ -465,7 +465,7 @@ static void test_log10_labels(void)
 
 	/* Less than a decade: still more than one label. */
 	double nx[] = { 20, 40, 80 };
-	s[0] = (struct plot_series){ "narrow", 3, nx, nx, 0 };
+	s[0] = (struct plot_series){ "narrow", 3, nx, nx, 0, NULL, NULL };
 	o = render(&p);
 	if (check_doc("log10 narrow", &o))
 		t_check(strstr(o.buf, ">20</text>") && strstr(o.buf, ">50</text>"),
@@ -490,10 +490,10 @@ static void test_layouts(void)
 	for (int k = 0; k < 20; k++) {
 		for (int i = 0; i < 6; i++)
 			y[k][i] = 5 + (double)((t_rand() % 4000)) / 100;
-		s[k] = (struct plot_series){ names[k], 6, x, y[k], k % 2 };
+		s[k] = (struct plot_series){ names[k], 6, x, y[k], k % 2, NULL, NULL };
 	}
 	struct plot p = { "twenty", "series", "size", "GB/s",
-			  AXIS_LOG2_BYTES, AXIS_LINEAR, s, 20 };
+			  AXIS_LOG2_BYTES, AXIS_LINEAR, s, 20, NULL, 0, NULL };
 	struct out o = render(&p);
 	if (check_doc("20 series", &o)) {
 		int all = 1;
@@ -510,11 +510,11 @@ static void test_layouts(void)
 
 	double one_x[] = { (double)MiB }, ya[] = { 12.5 }, yb[] = { 30 };
 	struct plot_series two[] = {
-		{ "stosb", 1, one_x, ya, 0 },
-		{ "nt_avx512", 1, one_x, yb, 1 },
+		{ "stosb", 1, one_x, ya, 0, NULL, NULL },
+		{ "nt_avx512", 1, one_x, yb, 1, NULL, NULL },
 	};
 	p = (struct plot){ "one point each", NULL, "size", "GB/s",
-			   AXIS_LOG2_BYTES, AXIS_LINEAR, two, 2 };
+			   AXIS_LOG2_BYTES, AXIS_LINEAR, two, 2, NULL, 0, NULL };
 	o = render(&p);
 	if (check_doc("single points", &o))
 		t_check(polyline_points(o.buf, 0) == 1 && polyline_points(o.buf, 1) == 1,
@@ -523,14 +523,14 @@ static void test_layouts(void)
 	free(o.buf);
 
 	double lx[] = { -50, 0, 50 }, ly[] = { -3.25, 0.01, 7 };
-	struct plot_series neg[] = { { NULL, 3, lx, ly, 0 } };
-	p = (struct plot){ NULL, NULL, NULL, NULL, AXIS_LINEAR, AXIS_LINEAR, neg, 1 };
+	struct plot_series neg[] = { { NULL, 3, lx, ly, 0, NULL, NULL } };
+	p = (struct plot){ NULL, NULL, NULL, NULL, AXIS_LINEAR, AXIS_LINEAR, neg, 1, NULL, 0, NULL };
 	o = render(&p);
 	check_doc("negative, no text", &o);
 	free(o.buf);
 
 	double same[] = { 0, 0 };
-	neg[0] = (struct plot_series){ "zeros", 2, same, same, 0 };
+	neg[0] = (struct plot_series){ "zeros", 2, same, same, 0, NULL, NULL };
 	o = render(&p);
 	check_doc("all zero", &o);
 	free(o.buf);
@@ -543,8 +543,8 @@ static void test_locale(void)
 		"de_DE.UTF-8", "de_DE.utf8", "fr_FR.UTF-8", "fr_FR.utf8",
 	};
 	double x[] = { 1.5, 2.25, 3.125 }, y[] = { 0.1, 0.35, 0.2 };
-	struct plot_series s[] = { { "frac", 3, x, y, 0 } };
-	struct plot p = { "t", NULL, "x", "y", AXIS_LINEAR, AXIS_LINEAR, s, 1 };
+	struct plot_series s[] = { { "frac", 3, x, y, 0, NULL, NULL } };
+	struct plot p = { "t", NULL, "x", "y", AXIS_LINEAR, AXIS_LINEAR, s, 1, NULL, 0, NULL };
 	struct out c = render(&p), again = render(&p);
 	t_check(c.rc == 0 && again.len == c.len && !memcmp(c.buf, again.buf, c.len),
 		"same plot, same bytes", "outputs differ");
@@ -595,9 +595,151 @@ static void test_checkers(void)
 		"checker: coordinates outside caught", "missed one");
 }
 
+/* The stroke colour of the n-th polyline, or "". */
+static const char *polyline_colour(const char *doc, size_t n)
+{
+	static char c[16];
+	const char *p = doc;
+	c[0] = '\0';
+	for (size_t i = 0; p && i <= n; i++)
+		p = strstr(i ? p + 1 : p, "<polyline");
+	if (p && (p = strstr(p, "stroke=\"")) && sscanf(p, "stroke=\"%15[^\"]", c) != 1)
+		c[0] = '\0';
+	return c;
+}
+
+/* Eighteen lines, as a bench plot has on a large x86 CPU, and twenty:
+ * every line its own colour. */
+static void test_distinct_colours(void)
+{
+	double x[3] = {1, 2, 3}, y[20][3];
+	char names[20][16];
+	struct plot_series s[20];
+	for (int k = 0; k < 20; k++) {
+		for (int i = 0; i < 3; i++)
+			y[k][i] = k + i;
+		snprintf(names[k], sizeof names[k], "f%d", k);
+		s[k] = (struct plot_series){.name = names[k], .count = 3, .x = x,
+					    .y = y[k], .dashed = k % 3 == 0};
+	}
+	for (size_t n = 18; n <= 20; n += 2) {
+		struct plot p = {.title = "colours", .x_scale = AXIS_LINEAR,
+				 .y_scale = AXIS_LINEAR, .series = s, .nseries = n};
+		struct out o = render(&p);
+		char name[64], colours[20][16];
+		int distinct = o.rc == 0;
+		for (size_t k = 0; distinct && k < n; k++) {
+			snprintf(colours[k], sizeof colours[k], "%s", polyline_colour(o.buf, k));
+			distinct = colours[k][0] == '#';
+			for (size_t j = 0; distinct && j < k; j++)
+				distinct = strcmp(colours[j], colours[k]) != 0;
+		}
+		snprintf(name, sizeof name, "%zu series: every line its own colour", n);
+		t_check(distinct, name, "rc %d", o.rc);
+		free(o.buf);
+	}
+}
+
+/* Bars from lo to hi at each point, taken into the y range; a band as a
+ * polygon along its tops and back along its bottoms, with a legend row;
+ * the caption. */
+static void test_bars_and_bands(void)
+{
+	double x[4] = {1, 2, 3, 4}, y[4] = {2, 3, 4, 5}, lo[4] = {1, 2.5, 3.5, 4.5},
+	       hi[4] = {3, 3.5, 4.5, 50};
+	double bl[4] = {0.5, 0.5, 0.5, 0.5}, bh[4] = {1.5, 2, 2.5, 3};
+	struct plot_series s[] = {{.name = "with bars", .count = 4, .x = x, .y = y,
+				   .lo = lo, .hi = hi},
+				  {.name = "without", .count = 4, .x = x, .y = y}};
+	struct plot_band b = {"the control", 4, x, bl, bh};
+	struct plot p = {.title = "bars", .x_scale = AXIS_LINEAR,
+			 .y_scale = AXIS_LINEAR, .series = s, .nseries = 2,
+			 .bands = &b, .nbands = 1,
+			 .caption = "bars: min to max of 5 runs"};
+	struct out o = render(&p);
+	if (check_doc("bars and bands", &o)) {
+		const char *g = strstr(o.buf, "stroke-opacity=\"0.7\"");
+		const char *end = g ? strstr(g, "</g>") : NULL;
+		size_t lines = 0;
+		for (const char *l = g; l && end && (l = strstr(l, "<line")) && l < end; l++)
+			lines++;
+		t_check(count(o.buf, "stroke-opacity=\"0.7\"") == 1 && lines == 3 * 4,
+			"bars: a bar with two caps at each point of the series with bars",
+			"%zu groups, %zu lines", count(o.buf, "stroke-opacity=\"0.7\""), lines);
+		t_check(strstr(o.buf, ">50</text>") != NULL,
+			"bars: the y axis reaches the top of the highest bar", "no 50 tick");
+		const char *poly = strstr(o.buf, "<polygon");
+		size_t pts = 0;
+		for (const char *q = poly ? strstr(poly, "points=\"") : NULL; q && *q != '/'; q++)
+			pts += *q == ',';
+		t_check(poly && count(o.buf, "<polygon") == 1 && pts == 8 &&
+			strstr(o.buf, ">the control</text>"),
+			"bands: one area of 2 x 4 corners, named in the legend",
+			"%zu polygons, %zu corners", count(o.buf, "<polygon"), pts);
+		t_check(strstr(o.buf, ">bars: min to max of 5 runs</text>") != NULL,
+			"caption: drawn", "missing");
+	}
+	free(o.buf);
+}
+
+/* Panels: one image as wide as the widest, as tall as all of them; a
+ * panel with nothing to draw is left out, and with none at all there is
+ * no image. */
+static void test_panels(void)
+{
+	double x[2] = {1, 2}, y[2] = {3, 4}, bad[2] = {NAN, NAN};
+	struct plot_series a = {.name = "a", .count = 2, .x = x, .y = y},
+			   b = {.name = "a much longer legend entry than the first "
+				"panel has", .count = 2, .x = x, .y = y},
+			   none = {.name = "none", .count = 2, .x = bad, .y = bad};
+	struct plot p[3] = {
+		{.title = "one", .x_scale = AXIS_LINEAR, .y_scale = AXIS_LINEAR,
+		 .series = &a, .nseries = 1},
+		{.title = "empty", .x_scale = AXIS_LINEAR, .y_scale = AXIS_LINEAR,
+		 .series = &none, .nseries = 1},
+		{.title = "two", .x_scale = AXIS_LINEAR, .y_scale = AXIS_LINEAR,
+		 .series = &b, .nseries = 1},
+	};
+	struct out one = render(&p[0]), two = render(&p[2]), all = {NULL, 0, -2};
+	FILE *f = open_memstream(&all.buf, &all.len);
+	if (f) {
+		all.rc = svg_plots(f, p, 3);
+		fclose(f);
+	}
+	if (check_doc("panels", &all)) {
+		double w1 = attr(strstr(one.buf, "<svg"), "width"),
+		       h1 = attr(strstr(one.buf, "<svg"), "height"),
+		       w2 = attr(strstr(two.buf, "<svg"), "width"),
+		       h2 = attr(strstr(two.buf, "<svg"), "height"),
+		       w = attr(strstr(all.buf, "<svg"), "width"),
+		       h = attr(strstr(all.buf, "<svg"), "height");
+		t_check(count(all.buf, "<svg") == 1 && count(all.buf, "fill=\"none\" stroke=\"#333333\"") == 2 &&
+			strstr(all.buf, ">one</text>") && strstr(all.buf, ">two</text>") &&
+			!strstr(all.buf, ">empty</text>") && w == fmax(w1, w2) && h == h1 + h2 &&
+			strstr(all.buf, "<g transform=\"translate(0,"),
+			"panels: two of three stacked, one image, the widest width",
+			"w %g (%g, %g), h %g (%g + %g)", w, w1, w2, h, h1, h2);
+	}
+	free(one.buf);
+	free(two.buf);
+	free(all.buf);
+	all = (struct out){NULL, 0, -2};
+	f = open_memstream(&all.buf, &all.len);
+	if (f) {
+		all.rc = svg_plots(f, &p[1], 1);
+		fclose(f);
+	}
+	t_check(all.rc == -1 && all.len == 0, "panels: nothing to draw in any, no image",
+		"rc %d, %zu bytes", all.rc, all.len);
+	free(all.buf);
+}
+
 int main(void)
 {
 	test_checkers();
+	test_distinct_colours();
+	test_bars_and_bands();
+	test_panels();
 	test_basic();
 	test_escaping();
 	test_dropped_points();

@@ -526,13 +526,18 @@ static void detect(void)
 	detect_sysfs(&the_cpu.sysfs_caches);
 	long n = sysconf(_SC_NPROCESSORS_ONLN);
 	the_cpu.online_cpus = n > 0 ? (unsigned)n : 1;
-	/* Brand strings are often padded with leading blanks. */
-	char *b = the_cpu.brand;
-	size_t skip = 0;
+	ntm_cpu_trim_brand(the_cpu.brand);
+	errno = saved;
+}
+
+void ntm_cpu_trim_brand(char *b)
+{
+	size_t skip = 0, n;
 	while (b[skip] && isspace((unsigned char)b[skip]))
 		skip++;
 	memmove(b, b + skip, strlen(b + skip) + 1);
-	errno = saved;
+	for (n = strlen(b); n && isspace((unsigned char)b[n - 1]); n--)
+		b[n - 1] = '\0';
 }
 
 const struct cpu *ntm_cpu(void)

@@ -41,6 +41,11 @@ unsigned ntm_cpu_probe(unsigned *reported, uint64_t *xcr0);
 /* The CPU this process runs on.  Thread-safe; detects on first call. */
 const struct cpu *ntm_cpu(void);
 
+/* Strip the blanks brand strings are padded with, at either end: CPUID
+ * gives 48 bytes, and "Oxide Virtual Turin-like Processor" came with 13
+ * spaces after it, which every header and plot then showed. */
+void ntm_cpu_trim_brand(char *brand);
+
 /* "AVX-512F" for CPU_AVX512F. */
 const char *ntm_cpu_feature_name(unsigned feature);
 

@@ -135,12 +135,7 @@ static void default_ladders(struct policy *p, const struct cpu *cpu)
 				ntm_builtin_variant(cls, r->pick, cpu->usable);
 			if (!v)
 				v = ranked_cached(op);
-			/* A pick that resolves as the rung before it (the C
-			 * library's, or a fallback) extends that rung. */
-			if (l.count && l.v[l.count - 1] == v)
-				l.to[l.count - 1] = r->upto;
-			else
-				ntm_ladder_push(&l, v, r->upto, NTMEM_ORIGIN_DEFAULT);
+			ntm_ladder_push(&l, v, r->upto, NTMEM_ORIGIN_DEFAULT);
 			if (ntm_streams(v))
 				l.streaming = v;
 			if (r->upto == SIZE_MAX)
@@ -207,6 +202,70 @@ static void apply_profile(struct policy *p, const struct cpu *cpu,
 	}
 }
 
+/* Rungs that end at or below reach + 1 serve no call: the entry points
+ * take every call of up to reach bytes themselves (the small path).  Such
+ * a rung would read as an empty band, "[257 B, 64 B)", so it goes; a
+ * setting that put an edge inside the small path is noted, since what it
+ * asked for starts later.  Moving the later rungs down keeps their
+ * cached twins, so no call's choice changes. */
+static void drop_unreachable(struct policy *p, size_t reach)
+{
+	for (int cls = 0; cls < NTM_CLASSES; cls++) {
+		struct ladder *l = &p->ladder[cls];
+		unsigned keep = 0;
+		size_t inside = 0;  /* the highest edge inside, from a setting */
+		enum ntmem_origin from = NTMEM_ORIGIN_DEFAULT;
+		for (unsigned i = 0; i < l->count; i++) {
+			if (i + 1 < l->count && l->to[i] <= reach + 1) {
+				if (l->to[i] <= reach && l->origin[i] != NTMEM_ORIGIN_DEFAULT) {
+					inside = l->to[i];
+					from = l->origin[i];
+				}
+				continue;
+			}
+			l->to[keep] = l->to[i];
+			l->v[keep] = l->v[i];
+			l->cached[keep] = l->cached[i];
+			l->origin[keep] = l->origin[i];
+			keep++;
+		}
+		l->count = keep;
+		if (!inside)
+			continue;
+		ntm_policy_note(p, "%s%s: %s: an edge at %zu B lies inside the small "
+				"path (calls up to %zu B never reach the ladder): %s "
+				"serves from %zu B", from == NTMEM_ORIGIN_PROFILE ?
+				"profile " : "NTMEM_TUNABLES", from == NTMEM_ORIGIN_PROFILE ?
+				p->profile_path : "", ntm_class_key[cls], inside, reach,
+				l->v[0]->name, reach + 1);
+	}
+}
+
+/* Neighbouring rungs of one variant, cached twin and origin are one
+ * rung: the built-in rule gives the portable width 'libc' three times
+ * over (no vector variant, no streaming one), which read as three bands. */
+static void merge_repeats(struct policy *p)
+{
+	for (int cls = 0; cls < NTM_CLASSES; cls++) {
+		struct ladder *l = &p->ladder[cls];
+		unsigned keep = 0;
+		for (unsigned i = 0; i < l->count; i++) {
+			if (keep && l->v[keep - 1] == l->v[i] &&
+			    l->cached[keep - 1] == l->cached[i] &&
+			    l->origin[keep - 1] == l->origin[i]) {
+				l->to[keep - 1] = l->to[i];
+				continue;
+			}
+			l->to[keep] = l->to[i];
+			l->v[keep] = l->v[i];
+			l->cached[keep] = l->cached[i];
+			l->origin[keep] = l->origin[i];
+			keep++;
+		}
+		l->count = keep;
+	}
+}
+
 struct policy ntm_the_policy;
 int ntm_policy_state;  /* 0 not built, 1 building, 2 ready */
 
@@ -222,6 +281,8 @@ void ntm_policy_build(struct policy *p, const struct cpu *cpu,
 		snprintf(p->tunables, sizeof p->tunables, "%s", tunables);
 		ntm_apply_tunables(p, tunables);
 	}
+	drop_unreachable(p, ntm_width_small_max(ntm_width_for(cpu->usable)));
+	merge_repeats(p);
 }
 
 size_t ntm_inline_max[2];

@@ -12,6 +12,9 @@
 #define NTM_CLASSES 3           /* enum ntmem_class */
 #define NTM_MAX_NOTES 16
 #define NTM_NOTE_LEN 256
+/* The rule for CPUs not recorded explains both operations' thresholds,
+ * each from the cache plan: longer than a note. */
+#define NTM_HOW_LEN 768
 
 struct policy {
 	struct ladder ladder[NTM_CLASSES];
@@ -20,8 +23,8 @@ struct policy {
 	unsigned threads;
 	size_t min_chunk;
 	enum ntmem_origin threads_origin, min_chunk_origin;
-	char default_how[2][2 * NTM_NOTE_LEN]; /* per op: where the built-in
-					      ladders came from */
+	char default_how[2][NTM_HOW_LEN]; /* per op: where the built-in
+					     ladders came from */
 	int builtin_recorded;          /* this CPU has a recorded entry */
 	char profile_path[1024];       /* "" when none was looked for */
 	char profile_status[NTM_NOTE_LEN]; /* "loaded", "not present", ... */

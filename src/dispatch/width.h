@@ -3,6 +3,8 @@
 #ifndef NTM_WIDTH_H
 #define NTM_WIDTH_H
 
+#include <stddef.h>
+
 #include "variants/features.h"
 
 /* The widest vector the CPU and OS run: on x86-64 AVX-512 (with BW and
@@ -19,6 +21,12 @@ NTM_HIDDEN enum ntm_width ntm_width_for(unsigned usable);
 /* The bytes of one vector of width w (16 for the portable words), and
  * so the small path's reach: 8 vectors on x86-64 (entry_x86_64.S). */
 NTM_HIDDEN unsigned ntm_width_bytes(enum ntm_width w);
+
+/* The small path's reach for width w: the entry points serve every call
+ * of up to this many bytes with their own stores, never the ladder.  The
+ * entry widths' tables (src/entry/) say the same; test_policy checks the
+ * width this CPU uses. */
+NTM_HIDDEN size_t ntm_width_small_max(enum ntm_width w);
 
 /* "AVX-512" and the like, for people. */
 NTM_HIDDEN const char *ntm_width_name(enum ntm_width w);

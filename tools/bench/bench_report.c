@@ -70,7 +70,7 @@ void bench_print_table(const struct bench_opts *o, const struct machine *m)
 	printf("# cpu       %s, %u online, pinned to CPU %d\n", m->cpu,
 	       m->online_cpus, o->cpu);
 	printf("# kernel    %s, THP %s\n", m->kernel, m->thp);
-	printf("# pages     %s requested, %s\n", page_request_name(o->pages),
+	printf("# pages     %s requested, %s\n", page_request_text(o->pages),
 	       pages_obtained(o));
 	printf("# value     %s\n", value);
 	if (o->chunk)
@@ -88,6 +88,7 @@ void bench_print_table(const struct bench_opts *o, const struct machine *m)
 	       threaded ? "thr " : "", "NT", "GB/s", "(stdev)", "diff",
 	       varied ? "  pages" : "");
 	size_t last = SIZE_MAX;
+	int any_noisy = 0;
 	for (size_t i = 0; i < o->nresults; i++) {
 		const struct bench_result *r = &o->results[i];
 		if (r->size != last && last != SIZE_MAX)
@@ -100,16 +101,23 @@ void bench_print_table(const struct bench_opts *o, const struct machine *m)
 		char thr[16] = "";
 		if (threaded)
 			snprintf(thr, sizeof thr, "%-3u ", r->threads);
-		printf("%10s  %-14s %s%-4s %9.2f  (+- %5.2f) %9s%s%s\n",
+		int noisy = stats_noisy(&r->stats);
+		any_noisy |= noisy;
+		printf("%10s  %-14s %s%-4s %9.2f%c (+- %5.2f) %9s%s%s\n",
 		       r->size != last ? ntm_format_size(r->size, s, sizeof s) : "",
 		       r->fn->name, thr, streams_text(r->nontemporal), r->stats.mean,
-		       r->stats.stdev, diff, varied ? "  " : "",
+		       noisy ? '~' : ' ', r->stats.stdev, diff, varied ? "  " : "",
 		       varied ? r->pages : "");
 		last = r->size;
 	}
+	if (any_noisy)
+		printf("\n# ~ noisy: the runs' stdev is over %.0f%% of their median, so a\n"
+		       "#   difference of that order may be chance: run again, or with "
+		       "more --runs\n", NOISE_LIMIT * 100);
 	for (size_t i = 0; i < o->nskipped; i++)
 		printf("%s# skipped %s: %s\n", i ? "" : "\n", o->skipped[i].what,
 		       o->skipped[i].why);
+	bench_print_summary(o, stdout);
 }
 
 void bench_print_json(const struct bench_opts *o, const struct machine *m)
@@ -161,6 +169,7 @@ void bench_print_json(const struct bench_opts *o, const struct machine *m)
 		json_double(&j, "gbps_min", r->stats.min);
 		json_double(&j, "gbps_max", r->stats.max);
 		json_double(&j, "diff_pct", r->diff_pct);
+		json_bool(&j, "noisy", stats_noisy(&r->stats));
 		json_string(&j, "pages", r->pages);
 		if (r->dispatch)
 			json_string(&j, "dispatch", r->dispatch);
@@ -198,6 +207,7 @@ int bench_write_plot(const struct bench_opts *o, const struct machine *m,
 {
 	enum { MAX = BENCH_MAX_FNS * BENCH_MAX_THREADS };
 	static double xs[MAX][BENCH_MAX_SIZES], ys[MAX][BENCH_MAX_SIZES];
+	static double lo[MAX][BENCH_MAX_SIZES], hi[MAX][BENCH_MAX_SIZES];
 	static char names[MAX][48];
 	static struct plot_series series[MAX];
 	size_t nseries = o->nfns * o->nthreads;
@@ -208,24 +218,33 @@ int bench_write_plot(const struct bench_opts *o, const struct machine *m,
 		int streaming = 1;
 		for (size_t i = 0; i < o->nresults; i++)
 			if (o->results[i].fn == fn && o->results[i].threads == threads) {
+				const struct stats *st = &o->results[i].stats;
 				xs[k][n] = (double)o->results[i].size;
-				ys[k][n++] = o->results[i].stats.mean;
+				lo[k][n] = st->min;
+				hi[k][n] = st->max;
+				ys[k][n++] = st->mean;
 				streaming &= o->results[i].nontemporal == 1;
 			}
 		if (o->nthreads > 1 || threads > 1)
 			snprintf(names[k], sizeof names[k], "%s x%u", fn->name, threads);
 		else
 			snprintf(names[k], sizeof names[k], "%s", fn->name);
-		series[k] = (struct plot_series){names[k], n, xs[k], ys[k], streaming};
+		series[k] = (struct plot_series){.name = names[k], .count = n,
+						 .x = xs[k], .y = ys[k],
+						 .dashed = streaming,
+						 .lo = lo[k], .hi = hi[k]};
 	}
-	char title[64], subtitle[512], value[64];
+	char title[64], subtitle[512], value[64], caption[128];
 	value_text(o, value, sizeof value);
 	snprintf(title, sizeof title, "ntmem bench %s", op_name(o));
-	snprintf(subtitle, sizeof subtitle,
-		 "%s, %s; %s; %s; dashed lines stream", m->cpu, m->kernel,
+	snprintf(subtitle, sizeof subtitle, "%s, %s; %s; %s", m->cpu, m->kernel,
 		 pages_obtained(o), value);
-	struct plot p = {title, subtitle, "size", "GB/s (10^9 bytes/s)",
-			 AXIS_LOG2_BYTES, AXIS_LINEAR, series, nseries};
+	snprintf(caption, sizeof caption, "Points: the mean of %ld run%s; bars: "
+		 "the slowest run to the fastest; dashed lines stream", o->runs,
+		 o->runs == 1 ? "" : "s");
+	struct plot p = {.title = title, .subtitle = subtitle, .x_label = "size",
+			 .y_label = "GB/s (10^9 bytes/s)", .x_scale = AXIS_LOG2_BYTES,
+			 .y_scale = AXIS_LINEAR, .series = series, .nseries = nseries,
+			 .caption = caption};
 	return svg_plot(f, &p);
 }
-

@@ -94,7 +94,7 @@ static void print_caches(const struct ntmem_cpu_info *cpu)
 	char s[3][32];
 	/* Off x86 the first column is what the CPU's own registers give. */
 	printf("\nCaches         %-12s %-12s %s\n",
-	       strcmp(cpu->arch, "x86_64") ? "CPU" : "CPUID", "sysfs", "planned");
+	       strcmp(cpu->arch, "x86_64") ? "CPU" : "CPUID", "sysfs", "used");
 	const char *level[3] = {"L1d", "L2", "L3"};
 	for (int l = 0; l < 3; l++) {
 		for (int k = 0; k < 3; k++) {
@@ -108,7 +108,31 @@ static void print_caches(const struct ntmem_cpu_info *cpu)
 	}
 	printf("  %-12s %-12u %-12u %u\n", "L3 shared by", c[0]->l3_shared_by,
 	       c[1]->l3_shared_by, c[2]->l3_shared_by);
-	printf("  planned      %s\n", cpu->planned_how);
+	printf("  used         %s\n", cpu->planned_how);
+}
+
+/* The built-in ladders' origin, where the cache plan's own sentence,
+ * printed just above under Caches, reads "the L3 used" instead: the rule
+ * for CPUs not recorded repeats it for memset and for memcpy. */
+static void print_builtin(const char *label, const char *how,
+			  const struct ntmem_cpu_info *cpu)
+{
+	const char *plan = cpu->planned_how;
+	size_t n = plan ? strlen(plan) : 0;
+	char l3[32], short_plan[64];
+	ntm_format_size(cpu->planned.l3, l3, sizeof l3);
+	snprintf(short_plan, sizeof short_plan, "the L3 used (%s)", l3);
+	printf("  %-12s ", label);
+	for (const char *p = how; *p;) {
+		const char *at = n && cpu->planned.l3 ? strstr(p, plan) : NULL;
+		if (!at) {
+			printf("%s", p);
+			break;
+		}
+		printf("%.*s%s", (int)(at - p), p, short_plan);
+		p = at + n;
+	}
+	printf("\n");
 }
 
 static void print_ladder(enum ntmem_class cls)
@@ -176,11 +200,13 @@ static void print_text(void)
 	struct ntmem_ladder_info set, copy;
 	ntmem_ladder_info(NTMEM_CLASS_SET_ZERO, &set);
 	ntmem_ladder_info(NTMEM_CLASS_COPY, &copy);
-	if (strcmp(set.default_how, copy.default_how))
-		printf("  built-in     memset: %s\n"
-		       "               memcpy: %s\n", set.default_how, copy.default_how);
-	else
-		printf("  built-in     %s\n", set.default_how);
+	if (strcmp(set.default_how, copy.default_how)) {
+		printf("  built-in\n");
+		print_builtin("  memset", set.default_how, &cpu);
+		print_builtin("  memcpy", copy.default_how, &cpu);
+	} else {
+		print_builtin("built-in", set.default_how, &cpu);
+	}
 	printf("  profile      %s%s%s\n", st.profile_path ? st.profile_path : "",
 	       st.profile_path ? ": " : "", st.profile_status);
 	if (machine_first_use())

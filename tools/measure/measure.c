@@ -223,6 +223,11 @@ const char *page_request_name(enum page_request p)
 	return p == PAGES_1G ? "1GB" : p == PAGES_2M ? "2MB" : "4KB";
 }
 
+const char *page_request_text(enum page_request p)
+{
+	return p == PAGES_1G ? "1 GiB" : p == PAGES_2M ? "2 MiB" : "4 KiB";
+}
+
 int pin_to_cpu(int cpu)
 {
 	cpu_set_t set;
@@ -281,6 +286,16 @@ struct stats stats_of(double *v, size_t n)
 	s.min = v[0];
 	s.max = v[n - 1];
 	return s;
+}
+
+int stats_noisy(const struct stats *s)
+{
+	return s->stdev > NOISE_LIMIT * s->median;
+}
+
+int stats_level(const struct stats *a, const struct stats *b)
+{
+	return fabs(a->mean - b->mean) <= a->stdev + b->stdev;
 }
 
 void machine_facts(struct machine *m)

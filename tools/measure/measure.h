@@ -57,6 +57,9 @@ void fill_random(void *p, size_t len);
 /* Parse "4KB", "2MB", "1GB" (also 4K, 2M, 1G, KiB...).  -1 if none. */
 int page_request_parse(const char *s, enum page_request *out);
 const char *page_request_name(enum page_request p);
+/* The same for people, spelled as what the kernel gave is ("4 KiB
+ * requested, 4 KiB pages"); page_request_name() stays the JSON's. */
+const char *page_request_text(enum page_request p);
 
 /* Pin the calling thread to cpu.  Returns 0, or -1 with errno. */
 int pin_to_cpu(int cpu);
@@ -88,6 +91,16 @@ struct stats stats_of(double *v, size_t n);
 
 /* The median of v[0..n); sorts v. */
 double median_of(double *v, size_t n);
+
+/* Noisy: the runs' sample stdev is over NOISE_LIMIT of their median, so a
+ * difference of that order between two rows may be chance.  bench marks
+ * such rows "~" and says "noisy" in its JSON. */
+#define NOISE_LIMIT 0.05
+int stats_noisy(const struct stats *s);
+
+/* a and b differ by no more than their stdevs together: which is faster
+ * is not known from these runs. */
+int stats_level(const struct stats *a, const struct stats *b);
 
 struct machine {
 	char cpu[64];        /* brand string */

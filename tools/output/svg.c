@@ -11,6 +11,7 @@
 #include "svg.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define WIDTH      900   /* the image never gets smaller than this */
@@ -21,9 +22,15 @@
 #define MAX_TICKS  64
 #define LABEL_GAP  66    /* room per x tick label ("256 MiB" and a gap) */
 
+/* Twenty colours, each its own on white: the ten of the usual plotting
+ * palette, five darker or stronger hues, then five light ones.  A bench
+ * plot has up to about eighteen lines, and two lines of one colour were
+ * told apart only by hollow markers (stosb and glibc both blue). */
 static const char *const palette[] = {
 	"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b",
-	"#e377c2", "#17becf", "#7f7f7f", "#bcbd22", "#393b79", "#637939",
+	"#e377c2", "#17becf", "#7f7f7f", "#bcbd22", "#000080", "#800000",
+	"#f032e6", "#469990", "#000000", "#ffd700", "#aec7e8", "#ff9896",
+	"#98df8a", "#c5b0d5",
 };
 #define NCOLOURS (sizeof palette / sizeof *palette)
 
@@ -249,8 +256,22 @@ static int point_ok(const struct plot *p, const struct plot_series *s,
 	return usable(p->x_scale, s->x[i]) && usable(p->y_scale, s->y[i]);
 }
 
-/* Range of the drawable points, in axis units, as x lo, x hi, y lo, y hi;
- * returns how many points there are. */
+static void widen(double r[4], double x, double y)
+{
+	r[0] = fmin(r[0], x);
+	r[1] = fmax(r[1], x);
+	r[2] = fmin(r[2], y);
+	r[3] = fmax(r[3], y);
+}
+
+/* An error bar's or a band's end, if it can be drawn. */
+static int bar_ok(const struct plot *p, const double *v, size_t i)
+{
+	return v && usable(p->y_scale, v[i]);
+}
+
+/* Range of the drawable points, their bars and the bands, in axis units,
+ * as x lo, x hi, y lo, y hi; returns how many points there are. */
 static size_t data_range(const struct plot *p, double r[4])
 {
 	size_t n = 0;
@@ -262,11 +283,23 @@ static size_t data_range(const struct plot *p, double r[4])
 			if (!point_ok(p, s, i))
 				continue;
 			double x = to_units(p->x_scale, s->x[i]);
-			double y = to_units(p->y_scale, s->y[i]);
-			r[0] = fmin(r[0], x);
-			r[1] = fmax(r[1], x);
-			r[2] = fmin(r[2], y);
-			r[3] = fmax(r[3], y);
+			widen(r, x, to_units(p->y_scale, s->y[i]));
+			if (bar_ok(p, s->lo, i) && bar_ok(p, s->hi, i)) {
+				widen(r, x, to_units(p->y_scale, s->lo[i]));
+				widen(r, x, to_units(p->y_scale, s->hi[i]));
+			}
+			n++;
+		}
+	}
+	for (size_t k = 0; p->bands && k < p->nbands; k++) {
+		const struct plot_band *b = &p->bands[k];
+		for (size_t i = 0; b->x && i < b->count; i++) {
+			if (!usable(p->x_scale, b->x[i]) || !bar_ok(p, b->lo, i) ||
+			    !bar_ok(p, b->hi, i))
+				continue;
+			double x = to_units(p->x_scale, b->x[i]);
+			widen(r, x, to_units(p->y_scale, b->lo[i]));
+			widen(r, x, to_units(p->y_scale, b->hi[i]));
 			n++;
 		}
 	}
@@ -286,6 +319,32 @@ static void marker(FILE *f, size_t k, double x, double y)
 	fprintf(f, "<circle cx=\"%s\" cy=\"%s\" r=\"3\" fill=\"%s\" stroke=\"%s\" stroke-width=\"1.5\"/>\n",
 		fx(x, 2).s, fx(y, 2).s, k < NCOLOURS ? palette[k] : "white",
 		palette[k % NCOLOURS]);
+}
+
+/* Series k's error bars: a thin line from lo to hi at each point, with
+ * caps, in the series' colour. */
+static void draw_bars(FILE *f, const struct plot *p, size_t k,
+		      const struct axis *ax, const struct axis *ay)
+{
+	const struct plot_series *s = &p->series[k];
+	if (!s->lo || !s->hi)
+		return;
+	fprintf(f, "<g stroke=\"%s\" stroke-width=\"1\" stroke-opacity=\"0.7\">\n",
+		palette[k % NCOLOURS]);
+	for (size_t i = 0; i < s->count; i++) {
+		if (!point_ok(p, s, i) || !bar_ok(p, s->lo, i) || !bar_ok(p, s->hi, i))
+			continue;
+		double x = to_px(ax, to_units(p->x_scale, s->x[i]));
+		double y0 = to_px(ay, to_units(p->y_scale, s->lo[i]));
+		double y1 = to_px(ay, to_units(p->y_scale, s->hi[i]));
+		line(f, x, y0, x, y1);
+		fputs("/>\n", f);
+		line(f, x - 3, y0, x + 3, y0);
+		fputs("/>\n", f);
+		line(f, x - 3, y1, x + 3, y1);
+		fputs("/>\n", f);
+	}
+	fputs("</g>\n", f);
 }
 
 static void draw_series(FILE *f, const struct plot *p, size_t k,
@@ -310,12 +369,48 @@ static void draw_series(FILE *f, const struct plot *p, size_t k,
 				fx(to_px(ay, to_units(p->y_scale, s->y[i])), 2).s);
 	}
 	fputs("\"/>\n", f);
+	draw_bars(f, p, k, ax, ay);
 	for (size_t i = 0; i < s->count; i++) {
 		if (point_ok(p, s, i))
 			marker(f, k, to_px(ax, to_units(p->x_scale, s->x[i])),
 			       to_px(ay, to_units(p->y_scale, s->y[i])));
 	}
 	fputs("</g>\n", f);
+}
+
+/* Band k as one filled area: along the tops left to right, back along
+ * the bottoms.  A band of one point is a short bar 16 pixels wide. */
+static void draw_band(FILE *f, const struct plot *p, size_t k,
+		      const struct axis *ax, const struct axis *ay)
+{
+	const struct plot_band *b = &p->bands[k];
+	size_t n = 0;
+	for (size_t i = 0; b->x && i < b->count; i++)
+		n += usable(p->x_scale, b->x[i]) && bar_ok(p, b->lo, i) &&
+		     bar_ok(p, b->hi, i);
+	if (!n)
+		return;
+	fputs("<g>\n<title>", f);
+	put_escaped(f, b->name);
+	fputs("</title>\n<polygon fill=\"#999999\" fill-opacity=\"0.3\" "
+	      "stroke=\"#999999\" stroke-width=\"1\" points=\"", f);
+	for (int pass = 0, j = 0; pass < 2; pass++)
+		for (size_t m = 0; m < b->count; m++) {
+			size_t i = pass ? b->count - 1 - m : m;
+			if (!usable(p->x_scale, b->x[i]) || !bar_ok(p, b->lo, i) ||
+			    !bar_ok(p, b->hi, i))
+				continue;
+			double x = to_px(ax, to_units(p->x_scale, b->x[i]));
+			double y = to_px(ay, to_units(p->y_scale, pass ? b->lo[i] : b->hi[i]));
+			if (n == 1)  /* two corners a side */
+				fprintf(f, "%s%s,%s %s,%s", j++ ? " " : "",
+					fx(x + (pass ? 8 : -8), 2).s, fx(y, 2).s,
+					fx(x + (pass ? -8 : 8), 2).s, fx(y, 2).s);
+			else
+				fprintf(f, "%s%s,%s", j++ ? " " : "", fx(x, 2).s,
+					fx(y, 2).s);
+		}
+	fputs("\"/>\n</g>\n", f);
 }
 
 static void draw_axes(FILE *f, const struct plot *p, const struct axis *ax,
@@ -365,15 +460,28 @@ static void draw_axes(FILE *f, const struct plot *p, const struct axis *ax,
 	fputs("</g>\n", f);
 }
 
-/* One row per series, in a framed box whose top-left corner is (x, y). */
+static size_t legend_rows(const struct plot *p)
+{
+	return p->nseries + (p->bands ? p->nbands : 0);
+}
+
+/* One row per series, then per band, in a framed box whose top-left
+ * corner is (x, y). */
 static void draw_legend(FILE *f, const struct plot *p, double x, double y,
 			double w)
 {
 	fprintf(f, "<rect x=\"%s\" y=\"%s\" width=\"%s\" height=\"%s\" fill=\"white\" stroke=\"#cccccc\"/>\n",
 		fx(x, 2).s, fx(y, 2).s, fx(w, 2).s,
-		fx((double)p->nseries * ROW + 12, 2).s);
-	for (size_t k = 0; k < p->nseries; k++) {
+		fx((double)legend_rows(p) * ROW + 12, 2).s);
+	for (size_t k = 0; k < legend_rows(p); k++) {
 		double cy = y + 6 + ROW * ((double)k + 0.5);
+		if (k >= p->nseries) {
+			fprintf(f, "<rect x=\"%s\" y=\"%s\" width=\"28\" height=\"10\" "
+				"fill=\"#999999\" fill-opacity=\"0.3\" stroke=\"#999999\"/>\n",
+				fx(x + 8, 2).s, fx(cy - 5, 2).s);
+			text(f, x + 44, cy + 4, "", p->bands[k - p->nseries].name);
+			continue;
+		}
 		line(f, x + 8, cy, x + 36, cy);
 		style(f, k, &p->series[k]);
 		fputs("/>\n", f);
@@ -382,47 +490,56 @@ static void draw_legend(FILE *f, const struct plot *p, double x, double y,
 	}
 }
 
-int svg_plot(FILE *f, const struct plot *p)
+/* Where everything of one plot goes. */
+struct layout {
+	struct axis ax, ay;   /* with the plot area's pixels */
+	double width, height, legend_w;
+};
+
+/* Lay p out in an image at least min_w wide.  Returns 0, or -1 when p
+ * has nothing to draw. */
+static int plan(const struct plot *p, double min_w, struct layout *L)
 {
 	double r[4];
-	if (!f || !p || !data_range(p, r))
+	if (!p || !data_range(p, r))
 		return -1;
-
-	struct axis ax, ay;
-	set_axis(&ay, p->y_scale, r[2], r[3],
+	set_axis(&L->ay, p->y_scale, r[2], r[3],
 		 p->y_scale == AXIS_LINEAR && r[2] >= 0, 10);
 
 	/* Left to right: y label, y tick labels, plot area, legend. */
 	double label_w = 0, name_w = 0;
-	for (int i = 0; i < ay.nticks; i++)
-		label_w = fmax(label_w, text_width(ay.label[i]));
-	for (size_t k = 0; k < p->nseries; k++)
-		name_w = fmax(name_w, text_width(p->series[k].name));
+	for (int i = 0; i < L->ay.nticks; i++)
+		label_w = fmax(label_w, text_width(L->ay.label[i]));
+	for (size_t k = 0; k < legend_rows(p); k++)
+		name_w = fmax(name_w, text_width(k < p->nseries ? p->series[k].name
+						 : p->bands[k - p->nseries].name));
 	double left = fmax(64, 46 + label_w);
-	double legend_w = 52 + name_w;
-	double width = ceil(fmax(WIDTH, left + MIN_PLOT_W + 20 + legend_w + 12));
-	double right = width - 12 - legend_w - 20;
+	L->legend_w = 52 + name_w;
+	L->width = ceil(fmax(fmax(WIDTH, min_w),
+			     fmax(left + MIN_PLOT_W + 20 + L->legend_w + 12,
+				  left + text_width(p->caption) + 12)));
+	double right = L->width - 12 - L->legend_w - 20;
 	/* The x tick labels sit side by side: at most as many as fit. */
-	set_axis(&ax, p->x_scale, r[0], r[1], 0,
+	set_axis(&L->ax, p->x_scale, r[0], r[1], 0,
 		 (int)fmin(10, (right - left) / LABEL_GAP));
 
 	/* Top to bottom: title, subtitle, plot area as tall as the legend at
-	 * least, x tick labels, x label. */
+	 * least, x tick labels, x label, caption. */
 	double top = p->subtitle ? 72 : 52;
-	double legend_h = (double)p->nseries * ROW + 12;
-	double height = ceil(fmax(HEIGHT, top + legend_h + 62));
-	double bottom = height - 62;
+	double legend_h = (double)legend_rows(p) * ROW + 12;
+	double caption_h = p->caption ? 22 : 0;
+	L->height = ceil(fmax(HEIGHT, top + legend_h + 62) + caption_h);
+	L->ax.p0 = left;
+	L->ax.p1 = right;
+	L->ay.p0 = L->height - 62 - caption_h;
+	L->ay.p1 = top;
+	return 0;
+}
 
-	ax.p0 = left;
-	ax.p1 = right;
-	ay.p0 = bottom;
-	ay.p1 = top;
-
-	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-		"<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"%s\" height=\"%s\" viewBox=\"0 0 %s %s\" font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\" font-size=\"12\">\n"
-		"<rect x=\"0\" y=\"0\" width=\"%s\" height=\"%s\" fill=\"white\"/>\n",
-		fx(width, 0).s, fx(height, 0).s, fx(width, 0).s,
-		fx(height, 0).s, fx(width, 0).s, fx(height, 0).s);
+static void draw_plot(FILE *f, const struct plot *p, const struct layout *L)
+{
+	double width = L->width, left = L->ax.p0, right = L->ax.p1;
+	double top = L->ay.p1, bottom = L->ay.p0;
 	if (p->title)
 		text(f, width / 2, 30,
 		     " text-anchor=\"middle\" font-size=\"18\" font-weight=\"bold\"",
@@ -431,14 +548,61 @@ int svg_plot(FILE *f, const struct plot *p)
 		text(f, width / 2, 52,
 		     " text-anchor=\"middle\" font-size=\"13\" fill=\"#555555\"",
 		     p->subtitle);
-	draw_axes(f, p, &ax, &ay);
+	draw_axes(f, p, &L->ax, &L->ay);
+	for (size_t k = 0; p->bands && k < p->nbands; k++)
+		draw_band(f, p, k, &L->ax, &L->ay);
 	for (size_t k = 0; k < p->nseries; k++)
-		draw_series(f, p, k, &ax, &ay);
+		draw_series(f, p, k, &L->ax, &L->ay);
 	/* Frame after the lines, so no line or marker covers it. */
 	fprintf(f, "<rect x=\"%s\" y=\"%s\" width=\"%s\" height=\"%s\" fill=\"none\" stroke=\"#333333\"/>\n",
 		fx(left, 2).s, fx(top, 2).s, fx(right - left, 2).s,
 		fx(bottom - top, 2).s);
-	draw_legend(f, p, right + 20, top, legend_w);
+	draw_legend(f, p, right + 20, top, L->legend_w);
+	if (p->caption)
+		text(f, left, L->height - 12, " font-size=\"12\" fill=\"#555555\"",
+		     p->caption);
+}
+
+int svg_plots(FILE *f, const struct plot *p, size_t n)
+{
+	struct layout *L = f && p && n ? calloc(n, sizeof *L) : NULL;
+	double width = 0, height = 0;
+	int any = 0;
+	/* Lay out twice: once for the widest panel, then all at its width. */
+	for (int pass = 0; L && pass < 2; pass++)
+		for (size_t i = 0; i < n; i++) {
+			if (plan(&p[i], width, &L[i]))
+				continue;
+			any = 1;
+			width = fmax(width, L[i].width);
+			height += pass ? L[i].height : 0;
+		}
+	if (!any) {
+		free(L);
+		return -1;
+	}
+	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+		"<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"%s\" height=\"%s\" viewBox=\"0 0 %s %s\" font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\" font-size=\"12\">\n"
+		"<rect x=\"0\" y=\"0\" width=\"%s\" height=\"%s\" fill=\"white\"/>\n",
+		fx(width, 0).s, fx(height, 0).s, fx(width, 0).s,
+		fx(height, 0).s, fx(width, 0).s, fx(height, 0).s);
+	double y = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (plan(&p[i], width, &L[i]))
+			continue;
+		if (y > 0)
+			fprintf(f, "<g transform=\"translate(0,%s)\">\n", fx(y, 0).s);
+		draw_plot(f, &p[i], &L[i]);
+		if (y > 0)
+			fputs("</g>\n", f);
+		y += L[i].height;
+	}
 	fputs("</svg>\n", f);
+	free(L);
 	return 0;
+}
+
+int svg_plot(FILE *f, const struct plot *p)
+{
+	return svg_plots(f, p, 1);
 }

@@ -1,9 +1,11 @@
 /* svg.h - line plots as standalone SVG files, for --plot.
  *
- * One polyline with markers per series, a legend, labelled axes with tick
- * labels; x and y can each be linear or logarithmic (base 2 ticks for
- * sizes).  Points with a non-finite or, on a log axis, non-positive
- * coordinate are left out of their line. */
+ * One polyline with markers per series, each in its own colour (up to 20
+ * series), optional error bars and reference bands, a legend, labelled
+ * axes with tick labels; x and y can each be linear or logarithmic (base
+ * 2 ticks for sizes); several plots can be stacked as panels.  Points
+ * with a non-finite or, on a log axis, non-positive coordinate are left
+ * out of their line. */
 #ifndef NTM_SVG_H
 #define NTM_SVG_H
 
@@ -15,6 +17,17 @@ struct plot_series {
 	size_t count;
 	const double *x, *y;
 	int dashed;              /* e.g. streaming variants dashed */
+	const double *lo, *hi;   /* an error bar from lo[i] to hi[i] at each
+				    point, or NULL for none; the plot's
+				    caption says what they span */
+};
+
+/* A reference band, e.g. a control's range: a grey area from lo[i] to
+ * hi[i] at each x[i], drawn under the lines, with its own legend row. */
+struct plot_band {
+	const char *name;
+	size_t count;
+	const double *x, *lo, *hi;
 };
 
 enum axis_scale { AXIS_LINEAR, AXIS_LOG2_BYTES, AXIS_LOG10 };
@@ -27,9 +40,18 @@ struct plot {
 					      as 4 KiB, 1 MiB, 1 GiB ... */
 	const struct plot_series *series;
 	size_t nseries;
+	const struct plot_band *bands;
+	size_t nbands;
+	const char *caption;     /* a line under the plot, or NULL: what the
+				    bars and bands mean */
 };
 
 /* Write the plot to f.  Returns 0, or -1 if there is nothing to draw. */
 int svg_plot(FILE *f, const struct plot *p);
+
+/* n plots as panels, one under another, in one image of their common
+ * width; a panel with nothing to draw is left out.  Returns 0, or -1 if
+ * no panel has anything to draw. */
+int svg_plots(FILE *f, const struct plot *p, size_t n);
 
 #endif

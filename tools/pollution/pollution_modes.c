@@ -70,6 +70,7 @@ static struct row *new_row(struct ctx *c, enum mode mode, int op,
 	r->nt = pol_is_idle(f) ? -1 : pol_is_streamread(f) ? 1
 	      : fn_streams(f, c->o->size, 0);
 	r->gbps = r->base_ns = r->with_ns = r->slowdown = NAN;
+	r->slow_min = r->slow_max = NAN;
 	r->total_ms = r->aggr_ms = r->lookup_ms = NAN;
 	r->miss_base = r->miss_with = r->ref_base = r->ref_with = NAN;
 	return r;
@@ -107,8 +108,10 @@ static int add_row(struct mode_run *m, const struct mode_def *d, size_t k)
 		return -1;
 	int ctl_base = d->base_is_control;
 	w->base_ns = median_of(ctl_base ? ctl->with : mine->base, runs);
-	w->with_ns = median_of(mine->with, runs);
+	w->with_ns = median_of(mine->with, runs);  /* sorts it */
 	w->slowdown = w->with_ns / w->base_ns;
+	w->slow_min = mine->with[0] / w->base_ns;
+	w->slow_max = mine->with[runs - 1] / w->base_ns;
 	w->gbps = median_of(mine->gbps, runs);
 	if (m->counted) {
 		w->counted = 1;

@@ -23,6 +23,8 @@ struct row {
 	size_t victim;          /* victim or table bytes; reread: bytes read */
 	double gbps;            /* the aggressor's */
 	double base_ns, with_ns, slowdown;
+	double slow_min, slow_max;  /* the fastest and slowest run's with_ns
+				       over the median base_ns: the plot's bars */
 	double total_ms, aggr_ms, lookup_ms;  /* mixed, per round */
 	int counted;            /* counters below are real */
 	double miss_base, miss_with, ref_base, ref_with;  /* per victim pass */

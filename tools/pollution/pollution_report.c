@@ -1,6 +1,7 @@
 /* pollution_report.c - what "ntmem pollution" measured: a table per
  * mode, the JSON report, the plot, and the one-line verdicts. */
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -35,8 +36,35 @@ static const char *cached_label(const struct fn *f, char *buf, size_t len)
 	return buf;
 }
 
-/* One line per operation: what streaming spared, and what it cost. */
-void pol_verdict(const struct ctx *c, int op, char *buf, size_t len)
+/* A verdict being written: appends stop quietly at the end of buf. */
+struct line {
+	char *buf;
+	size_t len, at;
+};
+
+__attribute__((format(printf, 2, 3))) static void put(struct line *l,
+						      const char *fmt, ...)
+{
+	if (l->at >= l->len)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(l->buf + l->at, l->len - l->at, fmt, ap);
+	va_end(ap);
+	l->at += n > 0 ? (size_t)n : 0;
+}
+
+int pol_control_broken(double slowdown)
+{
+	return !isnan(slowdown) &&
+	       (slowdown < POL_CONTROL_LO || slowdown > POL_CONTROL_HI);
+}
+
+/* after's clause: what one call left the victim, against the cached
+ * functions and the idle control, unless the control itself is far from
+ * 1x: then whatever the functions show may be the same disturbance, and
+ * the clause says so instead.  0 when there was nothing to say. */
+static int after_clause(const struct ctx *c, int op, struct line *l)
 {
 	const struct popts *o = c->o;
 	const struct fn *nt = o->streaming[op], *ca = o->cached[op];
@@ -44,41 +72,60 @@ void pol_verdict(const struct ctx *c, int op, char *buf, size_t len)
 	char vs[32], ss[32], cl[32];
 	ntm_format_size(v, vs, sizeof vs);
 	ntm_format_size(o->size, ss, sizeof ss);
-	size_t at = 0;
-#define PUT(...) do { if (at < len) at += (size_t)snprintf(buf + at, len - at, __VA_ARGS__); } while (0)
-	PUT("%s:", pol_op_names[op]);
-	int clauses = 0;
 	const struct row *rn = find_row(c, MODE_AFTER, op, nt, v);
 	const struct row *rc = find_row(c, MODE_AFTER, op, ca, v);
-	if (rn || rc) {
-		PUT(" after one %s call, ", ss);
-		if (rn)
-			PUT("streaming (%s) left a %s victim %.1fx slower", nt->name,
-			    vs, rn->slowdown);
-		if (rn && rc)
-			PUT(", %s %.1fx", cached_label(ca, cl, sizeof cl), rc->slowdown);
-		else if (rc)
-			PUT("%s left a %s victim %.1fx slower",
-			    cached_label(ca, cl, sizeof cl), vs, rc->slowdown);
-		const struct fn *lp = o->reference[op];
-		const struct row *rl = lp != ca ? find_row(c, MODE_AFTER, op, lp, v) : NULL;
-		if (rl)
-			PUT(", cached stores (%s) %.1fx", lp->name, rl->slowdown);
-		const struct row *ri = find_row(c, MODE_AFTER, op, &pol_idle[op], v);
-		if (ri)
-			PUT(", idle as long %.1fx", ri->slowdown);
-		clauses++;
+	const struct row *ri = find_row(c, MODE_AFTER, op, &pol_idle[op], v);
+	if (!rn && !rc)
+		return 0;
+	if (ri && pol_control_broken(ri->slowdown)) {
+		put(l, " after one %s call, no verdict: the idle control (no call, "
+		    "as long) left the %s victim %.2fx slower, where a quiet machine "
+		    "gives about 1x (%.1fx to %.0fx), so the functions' figures may "
+		    "be that disturbance (other tenants, interrupts, a migration) "
+		    "rather than theirs; run again on a quieter machine or other "
+		    "CPUs (--cpu)", ss, vs, ri->slowdown, POL_CONTROL_LO,
+		    POL_CONTROL_HI);
+		return 1;
 	}
-	rn = find_row(c, MODE_CONCURRENT, op, nt, v);
-	rc = find_row(c, MODE_CONCURRENT, op, ca, v);
+	put(l, " after one %s call, ", ss);
+	if (rn)
+		put(l, "streaming (%s) left a %s victim %.1fx slower", nt->name, vs,
+		    rn->slowdown);
+	if (rn && rc)
+		put(l, ", %s %.1fx", cached_label(ca, cl, sizeof cl), rc->slowdown);
+	else if (rc)
+		put(l, "%s left a %s victim %.1fx slower",
+		    cached_label(ca, cl, sizeof cl), vs, rc->slowdown);
+	const struct fn *lp = o->reference[op];
+	const struct row *rl = lp != ca ? find_row(c, MODE_AFTER, op, lp, v) : NULL;
+	if (rl)
+		put(l, ", cached stores (%s) %.1fx", lp->name, rl->slowdown);
+	if (ri)
+		put(l, ", idle as long %.1fx", ri->slowdown);
+	return 1;
+}
+
+/* One line per operation: what streaming spared, and what it cost. */
+void pol_verdict(const struct ctx *c, int op, char *buf, size_t len)
+{
+	const struct popts *o = c->o;
+	const struct fn *nt = o->streaming[op], *ca = o->cached[op];
+	size_t v = o->verdict_victim;
+	char cl[32];
+	struct line l = {buf, len, 0};
+	buf[0] = '\0';
+	put(&l, "%s:", pol_op_names[op]);
+	int clauses = after_clause(c, op, &l);
+	const struct row *rn = find_row(c, MODE_CONCURRENT, op, nt, v);
+	const struct row *rc = find_row(c, MODE_CONCURRENT, op, ca, v);
 	if (rn && rc) {
-		PUT("%s running alongside, %.2fx vs %.2fx on another CPU",
+		put(&l, "%s running alongside, %.2fx vs %.2fx on another CPU",
 		    clauses++ ? ";" : "", rn->slowdown, rc->slowdown);
 	}
 	rn = find_row(c, MODE_REREAD, op, nt, v);
 	if (rn && o->reference[op]) {
 		char rs[32];
-		PUT("%s re-reading the last %s of the destination right after "
+		put(&l, "%s re-reading the last %s of the destination right after "
 		    "costs streaming %.1fx what it costs after %s", clauses++ ? ";" : "",
 		    ntm_format_size(rn->victim, rs, sizeof rs), rn->slowdown,
 		    cached_label(o->reference[op], cl, sizeof cl));
@@ -86,12 +133,11 @@ void pol_verdict(const struct ctx *c, int op, char *buf, size_t len)
 	rn = find_row(c, MODE_MIXED, op, nt, v);
 	rc = find_row(c, MODE_MIXED, op, ca, v);
 	if (rn && rc)
-		PUT("%s mixed with lookups, %.1f ms a round vs %.1f ms",
+		put(&l, "%s mixed with lookups, %.1f ms a round vs %.1f ms",
 		    clauses++ ? ";" : "", rn->total_ms, rc->total_ms);
 	if (!clauses)
-		PUT(" no pair of streaming and cached functions to compare");
-	PUT(".");
-#undef PUT
+		put(&l, " no pair of streaming and cached functions to compare");
+	put(&l, ".");
 }
 
 static const char *nt_text(int nt)
@@ -370,11 +416,83 @@ void pol_write_json(const struct ctx *c, FILE *f)
 	json_finish(&j);
 }
 
-/* Slowdown against victim size, one line per operation and function, for
- * the first mode that ran (after, unless it was not asked for). */
-int pol_write_plot(const struct ctx *c, FILE *f)
+/* One operation's panel of the plot: its storage, filled by op_panel. */
+struct panel {
+	struct plot_series series[FN_MAX];
+	struct plot_band band;
+	double xs[FN_MAX + 1][MAX_VICTIMS], ys[FN_MAX + 1][MAX_VICTIMS];
+	double lo[FN_MAX + 1][MAX_VICTIMS], hi[FN_MAX + 1][MAX_VICTIMS];
+	char title[128], sub[256];
+};
+
+/* Slot k's rows of mode for op into the panel's arrays; how many. */
+static size_t collect(const struct ctx *c, int mode, int op, const struct fn *f,
+		      struct panel *pn, size_t k, int *nt)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < c->nrows && n < MAX_VICTIMS; i++) {
+		const struct row *r = &c->rows[i];
+		if (r->mode != (enum mode)mode || r->op != op || r->f != f)
+			continue;
+		pn->xs[k][n] = (double)r->victim;
+		pn->ys[k][n] = r->slowdown;
+		pn->lo[k][n] = r->slow_min;
+		pn->hi[k][n] = r->slow_max;
+		*nt = r->nt;  /* the rows' own: streamread always streams */
+		n++;
+	}
+	return n;
+}
+
+/* op's panel: a line per function with bars over the runs, and after's
+ * idle control as a band from 1x (nothing lost) to what waiting alone
+ * cost the victim: no function's line inside it shows an effect of its
+ * own.  Returns the panel's plot. */
+static struct plot op_panel(const struct ctx *c, int mode, int op,
+			    struct panel *pn)
 {
 	const struct popts *o = c->o;
+	size_t ns = 0;
+	for (size_t k = 0; k < o->nrun[op]; k++) {
+		int nt = -1;
+		size_t n = collect(c, mode, op, o->run[op][k], pn, ns, &nt);
+		if (!n)
+			continue;
+		pn->series[ns] = (struct plot_series){
+			.name = o->run[op][k]->name, .count = n, .x = pn->xs[ns],
+			.y = pn->ys[ns], .dashed = nt == 1, .lo = pn->lo[ns],
+			.hi = pn->hi[ns]};
+		ns++;
+	}
+	int nt;
+	size_t nb = collect(c, mode, op, &pol_idle[op], pn, FN_MAX, &nt);
+	for (size_t i = 0; i < nb; i++) {
+		pn->lo[FN_MAX][i] = fmin(1.0, fmin(pn->lo[FN_MAX][i], pn->ys[FN_MAX][i]));
+		pn->hi[FN_MAX][i] = fmax(1.0, fmax(pn->hi[FN_MAX][i], pn->ys[FN_MAX][i]));
+	}
+	pn->band = (struct plot_band){"idle control (no call)", nb,
+				      pn->xs[FN_MAX], pn->lo[FN_MAX], pn->hi[FN_MAX]};
+	char s[32];
+	snprintf(pn->title, sizeof pn->title, "%s (%s): victim slowdown, %s calls",
+		 pol_op_names[op], pol_mode_names[mode],
+		 ntm_format_size(o->size, s, sizeof s));
+	snprintf(pn->sub, sizeof pn->sub, "%s; victim on %s", o->m.cpu,
+		 c->victim.obtained);
+	return (struct plot){
+		.title = pn->title, .subtitle = pn->sub,
+		.x_label = mode == MODE_REREAD ? "bytes re-read" : "victim working set",
+		.y_label = "slowdown (x)", .x_scale = AXIS_LOG2_BYTES,
+		.y_scale = AXIS_LOG10, .series = pn->series, .nseries = ns,
+		.bands = nb ? &pn->band : NULL, .nbands = nb ? 1 : 0,
+		.caption = "Points: the median run; bars: the fastest run to the "
+			   "slowest, over the median baseline; grey: from 1x to the "
+			   "idle control's runs; dashed lines stream"};
+}
+
+/* Slowdown against victim size for the first mode that ran (after,
+ * unless it was not asked for): a panel per operation. */
+int pol_write_plot(const struct ctx *c, FILE *f)
+{
 	int mode = -1;
 	for (int m = 0; m < MODE_COUNT && mode < 0; m++)
 		for (size_t i = 0; i < c->nrows && mode < 0; i++)
@@ -382,48 +500,13 @@ int pol_write_plot(const struct ctx *c, FILE *f)
 				mode = m;
 	if (mode < 0)
 		return -1;
-	struct plot_series series[NOPS * (FN_MAX + 1)];
-	double xs[NOPS * (FN_MAX + 1)][MAX_VICTIMS];
-	double ys[NOPS * (FN_MAX + 1)][MAX_VICTIMS];
-	char names[NOPS * (FN_MAX + 1)][48];
-	size_t ns = 0;
+	static struct panel panels[NOPS];
+	struct plot plots[NOPS];
+	size_t np = 0;
 	for (int op = 0; op < NOPS; op++)
-		for (size_t k = 0; k <= o->nrun[op]; k++) {
-			const struct fn *fk = k < o->nrun[op] ? o->run[op][k] : &pol_idle[op];
-			size_t n = 0;
-			int nt = -1;  /* the rows' own: streamread always streams */
-			for (size_t i = 0; i < c->nrows && n < MAX_VICTIMS; i++) {
-				const struct row *r = &c->rows[i];
-				if (r->mode != (enum mode)mode || r->op != op || r->f != fk)
-					continue;
-				xs[ns][n] = (double)r->victim;
-				ys[ns][n] = r->slowdown;
-				nt = r->nt;
-				n++;
-			}
-			if (!n)
-				continue;
-			snprintf(names[ns], sizeof names[ns], "%s %s", pol_op_names[op],
-				 fk->name);
-			series[ns] = (struct plot_series){
-				.name = names[ns], .count = n, .x = xs[ns], .y = ys[ns],
-				.dashed = nt == 1,
-			};
-			ns++;
+		if ((c->o->ops & (1u << op)) && c->o->nrun[op]) {
+			plots[np] = op_panel(c, mode, op, &panels[np]);
+			np++;
 		}
-	char title[128], sub[256], s[32];
-	snprintf(title, sizeof title, "ntmem pollution (%s): victim slowdown, %s calls",
-		 pol_mode_names[mode], ntm_format_size(o->size, s, sizeof s));
-	snprintf(sub, sizeof sub, "%s; victim on %s", o->m.cpu, c->victim.obtained);
-	struct plot p = {
-		.title = title,
-		.subtitle = sub,
-		.x_label = mode == MODE_REREAD ? "bytes re-read" : "victim working set",
-		.y_label = "slowdown (x)",
-		.x_scale = AXIS_LOG2_BYTES,
-		.y_scale = AXIS_LOG10,
-		.series = series,
-		.nseries = ns,
-	};
-	return svg_plot(f, &p);
+	return svg_plots(f, plots, np);
 }

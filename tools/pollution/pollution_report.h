@@ -8,6 +8,13 @@
 
 #include "pollution_modes.h"
 
+/* The idle control (after: no call, as long) should leave the victim
+ * about 1x slower; outside [LO, HI] the machine disturbed the victim by
+ * as much as a function might, and the after verdict is withheld. */
+#define POL_CONTROL_LO 0.5
+#define POL_CONTROL_HI 2.0
+int pol_control_broken(double slowdown);
+
 /* One line for op: what streaming spared, and what it cost. */
 void pol_verdict(const struct ctx *c, int op, char *buf, size_t len);
 

@@ -11,6 +11,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "populate.h"
+
 #include "measure/benchfn.h"
 #include "output/cli.h"
 #include "commands.h"
@@ -26,28 +28,12 @@
 #define MAP_HUGE_SHIFT 26
 #endif
 
-#define MAX_RUNS 100
-
-enum method { TOUCH, MADVISE, NTMEM, NMETHODS };
 static const char *const method_name[NMETHODS] = {"touch", "madvise", "ntmem"};
-
-struct populate_opts {
-	size_t size;
-	enum page_request pages;
-	long threads;       /* for ntmem; the others run on one */
-	long asked;         /* threads asked for, when more than it can use */
-	size_t least;       /* the least a thread of one call gets */
-	long runs;
-	int json, help;
-	const char *skipped[NMETHODS];  /* why a method cannot run, or NULL */
-	double gbps[NMETHODS][MAX_RUNS];
-	char obtained[NMETHODS][64];    /* the pages each method got */
-};
 
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"Usage: ntmem populate -s SIZE [OPTIONS]\n"
+		"Usage: ntmem populate [-s SIZE] [OPTIONS]\n"
 		"Fault in a fresh mapping of SIZE bytes and report GB/s: ntmem_populate\n"
 		"on worker threads, against serial madvise(MADV_POPULATE_WRITE) and a\n"
 		"plain first-touch loop, measured in one run.  Each run maps afresh, so\n"
@@ -55,7 +41,9 @@ static void usage(FILE *f)
 		"\n"
 		"Options:\n"
 		"  -s, --size SIZE       bytes to map, with a unit (B, KB, MB, GB, TB\n"
-		"                        or KiB ... TiB, all powers of 1024)\n"
+		"                        or KiB ... TiB, all powers of 1024); default\n"
+		"                        1 GiB, less where memory is short (half of\n"
+		"                        what is available at most)\n"
 		"  -p, --page SIZE       4KB (default), 2MB or 1GB: hugetlb pages of that\n"
 		"                        size if reserved, else THP (madvise); the header\n"
 		"                        says what was obtained\n"
@@ -65,7 +53,8 @@ static void usage(FILE *f)
 		"      --json            one JSON object on stdout instead of the table\n"
 		"  -h, --help            show this help\n"
 		"\n"
-		"GB/s is 10^9 bytes per second: median of the runs.  Exit status: 0 ok,\n"
+		"GB/s is 10^9 bytes per second: median of the runs.  On a terminal,\n"
+		"standard error shows which run is under way.  Exit status: 0 ok,\n"
 		"1 the run failed, 2 bad usage.\n");
 }
 
@@ -121,7 +110,16 @@ static int parse_option(void *ctx, int c, const char *arg, char **argv,
 	}
 }
 
-static int parse(int argc, char **argv, struct populate_opts *o, struct cli_error *e)
+size_t populate_default_size(size_t budget)
+{
+	size_t s = 1 * GiB;
+	while (s > 2 * MiB && s > budget / 2)
+		s /= 2;
+	return s;
+}
+
+int populate_parse(int argc, char **argv, struct populate_opts *o,
+		   struct cli_error *e)
 {
 	memset(o, 0, sizeof *o);
 	o->threads = all_cpus();
@@ -131,9 +129,11 @@ static int parse(int argc, char **argv, struct populate_opts *o, struct cli_erro
 		return -1;
 	if (o->help)
 		return 0;
-	if (!o->size)
-		return cli_error(e, CLI_USAGE, "--size: required (e.g. -s 1GB)");
 	size_t budget = memory_budget();
+	if (!o->size) {
+		o->size = populate_default_size(budget);
+		o->size_default = 1;
+	}
 	if (o->size > budget || o->size > SIZE_MAX - GiB) {
 		char s[32], have[32];
 		return cli_error(e, CLI_USAGE, "--size: %s: more than the %s of memory "
@@ -191,7 +191,24 @@ static int run_method(const struct populate_opts *o, enum method k,
 struct visit_ctx {
 	struct populate_opts *o;
 	struct cli_error *e;
+	long done;  /* runs started, for the progress line */
 };
+
+/* "[4/15] madvise run 2/5, 1 GiB": a run at 4 KiB pages of 1 GiB takes
+ * seconds, and the whole a minute; without this a terminal shows nothing
+ * all that time. */
+static void progress(struct visit_ctx *v, enum method k, long round)
+{
+	const struct populate_opts *o = v->o;
+	char s[32];
+	long methods = 0;
+	for (int m = 0; m < NMETHODS; m++)
+		methods += !o->skipped[m];
+	fprintf(stderr, "\r\033[K[%ld/%ld] %s run %ld/%ld, %s", ++v->done,
+		methods * o->runs, method_name[k], round + 1, o->runs,
+		ntm_format_size(o->size, s, sizeof s));
+	fflush(stderr);
+}
 
 /* One run of one method on a fresh mapping. */
 static int visit(void *ctx, size_t slot, long round)
@@ -201,6 +218,8 @@ static int visit(void *ctx, size_t slot, long round)
 	enum method k = (enum method)slot;
 	if (o->skipped[k])
 		return 0;
+	if (o->progress)
+		progress(v, k, round);
 	struct buffer m;
 	char why[160];
 	if (buffer_map(&m, o->size, o->pages, 0, why, sizeof why))
@@ -245,12 +264,13 @@ static void print_table(struct populate_opts *o, const struct machine *m,
 			const struct stats *st)
 {
 	char s[32];
-	printf("# ntmem populate: GB/s (10^9 bytes/s) faulting in a fresh %s mapping, "
+	printf("# ntmem populate: GB/s (10^9 bytes/s) faulting in a fresh %s mapping%s, "
 	       "median of %ld interleaved run%s\n", ntm_format_size(o->size, s, sizeof s),
+	       o->size_default ? " (the default size; -s to choose)" : "",
 	       o->runs, o->runs == 1 ? "" : "s");
 	printf("# cpu       %s, %u online\n", m->cpu, m->online_cpus);
 	printf("# kernel    %s, THP %s\n", m->kernel, m->thp);
-	printf("# pages     %s requested, %s\n", page_request_name(o->pages),
+	printf("# pages     %s requested, %s\n", page_request_text(o->pages),
 	       o->obtained[NTMEM]);
 	printf("# ntmem     ntmem_populate, %ld thread%s", o->threads,
 	       o->threads == 1 ? "" : "s");
@@ -331,15 +351,19 @@ int cmd_populate(int argc, char **argv)
 {
 	static struct populate_opts o;
 	struct cli_error e;
-	if (parse(argc, argv, &o, &e))
+	if (populate_parse(argc, argv, &o, &e))
 		cli_exit(&e);
 	if (o.help) {
 		usage(stdout);
 		return 0;
 	}
 	warm_up(&o);
-	struct visit_ctx v = {&o, &e};
-	if (benchfn_rotate(NMETHODS, o.runs, visit, &v))
+	o.progress = cli_progress_wanted();
+	struct visit_ctx v = {&o, &e, 0};
+	int failed = benchfn_rotate(NMETHODS, o.runs, visit, &v);
+	if (o.progress)
+		fprintf(stderr, "\r\033[K");
+	if (failed)
 		cli_exit(&e);
 	struct stats st[NMETHODS];
 	for (int k = 0; k < NMETHODS; k++)

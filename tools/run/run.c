@@ -26,6 +26,7 @@
 #include "introspect.h"
 #include "measure/measure.h"
 #include "measure/shim_path.h"
+#include "util/size.h"
 
 
 static void usage(FILE *f)
@@ -39,7 +40,8 @@ static void usage(FILE *f)
 		"\n"
 		"Policy options (added to NTMEM_TUNABLES):\n"
 		"  -s, --stream-above SIZE  stream every memset and memcpy from SIZE\n"
-		"                           bytes up (0: every call above the small path)\n"
+		"                           up, e.g. 64MiB (a plain number is bytes;\n"
+		"                           0: every call above the small path)\n"
 		"  -n, --never-stream       never stream\n"
 		"  -l, --ladder CLASS=LADDER\n"
 		"                           the ladder of set, set_nonzero or copy, as\n"
@@ -160,6 +162,27 @@ static int parse_option(void *ctx, int c, const char *arg, char **argv,
 	}
 }
 
+/* A threshold from 1 B up to the small path's reach would put an edge
+ * where no call ever streams (the entry points' own stores serve them):
+ * "--stream-above 64", meant as 64 MiB, would have streamed every call
+ * above 256 B.  0 (every call above the small path) and the reach + 1 up
+ * say what they do. */
+static int stream_above_inside(size_t bytes, struct cli_error *e)
+{
+	struct ntmem_ladder_info li;
+	if (bytes == 0 || ntmem_ladder_info(NTMEM_CLASS_COPY, &li) ||
+	    bytes > li.small_max)
+		return 0;
+	char s[32], m[32], n[32];
+	ntm_format_size(bytes, s, sizeof s);
+	ntm_format_size(li.small_max, m, sizeof m);
+	ntm_format_size(li.small_max + 1, n, sizeof n);
+	return cli_error(e, CLI_USAGE, "--stream-above: %s lies inside the small "
+			 "path, which never streams (calls up to %s): give 0 for "
+			 "every call above it, or %s or more; a plain number is "
+			 "bytes (64MiB for 64 MiB)", s, m, n);
+}
+
 int run_parse(int argc, char **argv, struct run_options *o, int *help,
 	      struct cli_error *e)
 {
@@ -181,6 +204,8 @@ int run_parse(int argc, char **argv, struct run_options *o, int *help,
 	if (optind >= argc)
 		return cli_error(e, CLI_USAGE, "no command given (ntmem run "
 				 "[OPTIONS] -- COMMAND [ARG...])");
+	if (p.above && stream_above_inside(p.bytes, e))
+		return -1;
 	if (p.never && add_threshold(o, "--never-stream", "max", e))
 		return -1;
 	o->unforced_len = strlen(o->tunables);
