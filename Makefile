@@ -55,7 +55,9 @@ TEST_HELPER := tests/harness.c
 
 # The LD_PRELOAD shim's own files go into libntmem-preload.so only.
 PRELOAD_SRC := src/preload/preload.c src/preload/preload_count.c
+PRELOAD_ASM := $(wildcard src/preload/*_$(ARCH).S)
 LIB_SRC     := $(filter-out $(PRELOAD_SRC),$(LIB_SRC))
+ASM_SRC     := $(filter-out $(PRELOAD_ASM),$(ASM_SRC))
 
 LIB_OBJ  := $(LIB_SRC:%.c=$(O)/%.o) $(ASM_SRC:%.S=$(O)/%.o)
 TOOL_OBJ := $(TOOL_SRC:%.c=$(O)/%.o)
@@ -130,7 +132,7 @@ $(TOOL): $(TOOL_OBJ) $(STATIC)
 # runs inside a memcpy.  Its objects are built as the variants are: no
 # loop may become a call of the functions they define.
 PRELOAD     := $(O)/libntmem-preload.so
-PRELOAD_OBJ := $(PRELOAD_SRC:%.c=$(O)/%.o)
+PRELOAD_OBJ := $(PRELOAD_SRC:%.c=$(O)/%.o) $(PRELOAD_ASM:%.S=$(O)/%.o)
 all: $(PRELOAD)
 
 $(O)/src/preload/%.o: src/preload/%.c

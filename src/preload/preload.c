@@ -16,8 +16,9 @@
  * before a library preloaded ahead of them, so an IFUNC resolver here
  * could run before this object is relocated (glibc then warns "Relink
  * ... for IFUNC symbol" under LD_BIND_NOW), and so can another library's
- * IFUNC resolver that calls memcpy.  Each function ends in one indirect
- * jump through its route, which until the constructor runs is empty: the
+ * IFUNC resolver that calls memcpy.  Each function, past the direct path
+ * below, ends in one indirect jump through its route, which until the
+ * constructor runs is empty: the
  * call then takes plain loops while this object is unrelocated, and the
  * entry points of the width CPUID gives once it is.  The entry points need no
  * constructor either: before the policy is built they use the baseline
@@ -131,6 +132,30 @@ static void *early_copy(void *dst, const void *src, size_t n)
 	return ntm_shim_width()->copy(dst, src, n);
 }
 
+/*
+ * The direct path.  Each jump between the caller and its stores costs a
+ * small call a measurable share of its time (in the fleet's size mixes,
+ * 5-15% over glibc's memcpy; docs/results.md).  On x86-64 the SSE2 width's
+ * small path (up to 8 vectors) reads no data: below ntm_shim_direct_below
+ * memcpy, memmove, memset and their _chk forms run it inline
+ * (preload_x86_64.S), the other names jump straight to the SSE2 entry
+ * points.  The limit is 0 until the constructor has routed the calls,
+ * and while counting: every call then takes its route.  Elsewhere it
+ * stays 0.
+ */
+#if defined(__x86_64__)
+#define DIRECT_BELOW (8 * 16 + 1)
+NTM_HIDDEN void *ntm_entry_set_sse2(void *dst, int c, size_t n);
+NTM_HIDDEN void *ntm_entry_copy_sse2(void *dst, const void *src, size_t n);
+#define direct_set ntm_entry_set_sse2
+#define direct_copy ntm_entry_copy_sse2
+#else
+#define DIRECT_BELOW 0
+#define direct_set early_set
+#define direct_copy early_copy
+#endif
+NTM_HIDDEN size_t ntm_shim_direct_below;
+
 /* Empty (zero, in .bss: nothing to relocate) until the constructor. */
 static union shim_route routes[SHIM_FUNCTIONS];
 
@@ -147,6 +172,13 @@ void ntm_shim_route_all(int counting)
 					 counting ? c->copy : w->copy,
 					 __ATOMIC_RELAXED);
 	}
+	__atomic_store_n(&ntm_shim_direct_below, counting ? 0 : DIRECT_BELOW,
+			 __ATOMIC_RELAXED);
+}
+
+static inline int direct(size_t n)
+{
+	return n < __atomic_load_n(&ntm_shim_direct_below, __ATOMIC_RELAXED);
 }
 
 static inline set_fn *set_route(int f)
@@ -161,8 +193,13 @@ static inline copy_fn *copy_route(int f)
 	return __builtin_expect(r != NULL, 1) ? r : early_copy;
 }
 
-#define SET_ROUTE(f) set_route(SHIM_##f)
-#define COPY_ROUTE(f) copy_route(SHIM_##f)
+/* Call f's route, or the direct path for a small call. */
+#define SET_CALL(f, dst, c, n)                                              \
+	(direct(n) ? direct_set((dst), (c), (n))                           \
+		   : set_route(SHIM_##f)((dst), (c), (n)))
+#define COPY_CALL(f, dst, src, n)                                           \
+	(direct(n) ? direct_copy((dst), (src), (n))                        \
+		   : copy_route(SHIM_##f)((dst), (src), (n)))
 
 /* ------------------------------------------------------------------ */
 /* The C library's names                                               */
@@ -175,46 +212,101 @@ __attribute__((noreturn, cold)) static void overflow(void)
 	abort();
 }
 
+/* memset, memcpy, memmove and their _chk forms: in preload_x86_64.S on
+ * x86-64, which hands all but the small calls on to these routes (the
+ * _chk forms checked). */
+#if defined(__x86_64__)
+#define ROUTED_SET(f)                                                        \
+	NTM_HIDDEN void *ntm_shim_routed_##f(void *dst, int c, size_t n);    \
+	void *ntm_shim_routed_##f(void *dst, int c, size_t n)                \
+	{                                                                    \
+		return set_route(SHIM_##f)(dst, c, n);                       \
+	}
+#define ROUTED_COPY(f)                                                       \
+	NTM_HIDDEN void *ntm_shim_routed_##f(void *dst, const void *src,     \
+					     size_t n);                      \
+	void *ntm_shim_routed_##f(void *dst, const void *src, size_t n)      \
+	{                                                                    \
+		return copy_route(SHIM_##f)(dst, src, n);                    \
+	}
+ROUTED_SET(memset)
+ROUTED_SET(__memset_chk)
+ROUTED_COPY(memcpy)
+ROUTED_COPY(memmove)
+ROUTED_COPY(__memcpy_chk)
+ROUTED_COPY(__memmove_chk)
+
+/* The _chk forms' failure, for preload_x86_64.S. */
+NTM_HIDDEN __attribute__((noreturn)) void ntm_shim_overflow(void);
+void ntm_shim_overflow(void)
+{
+	overflow();
+}
+#else
 void *memset(void *dst, int c, size_t n)
 {
-	return SET_ROUTE(memset)(dst, c, n);
+	return SET_CALL(memset, dst, c, n);
 }
 
 void *memcpy(void *restrict dst, const void *restrict src, size_t n)
 {
-	return COPY_ROUTE(memcpy)(dst, src, n);
+	return COPY_CALL(memcpy, dst, src, n);
 }
 
 void *memmove(void *dst, const void *src, size_t n)
 {
-	return COPY_ROUTE(memmove)(dst, src, n);
+	return COPY_CALL(memmove, dst, src, n);
 }
+
+void *__memset_chk(void *dst, int c, size_t n, size_t dstlen)
+{
+	if (__builtin_expect(dstlen < n, 0))
+		overflow();
+	return SET_CALL(__memset_chk, dst, c, n);
+}
+
+void *__memcpy_chk(void *dst, const void *src, size_t n, size_t dstlen)
+{
+	if (__builtin_expect(dstlen < n, 0))
+		overflow();
+	return COPY_CALL(__memcpy_chk, dst, src, n);
+}
+
+void *__memmove_chk(void *dst, const void *src, size_t n, size_t dstlen)
+{
+	if (__builtin_expect(dstlen < n, 0))
+		overflow();
+	return COPY_CALL(__memmove_chk, dst, src, n);
+}
+
+#endif
+
 
 void *mempcpy(void *restrict dst, const void *restrict src, size_t n)
 {
-	return (char *)COPY_ROUTE(mempcpy)(dst, src, n) + n;
+	return (char *)COPY_CALL(mempcpy, dst, src, n) + n;
 }
 
 void *__mempcpy(void *dst, const void *src, size_t n)
 {
-	return (char *)COPY_ROUTE(__mempcpy)(dst, src, n) + n;
+	return (char *)COPY_CALL(__mempcpy, dst, src, n) + n;
 }
 
 void bzero(void *dst, size_t n)
 {
-	SET_ROUTE(bzero)(dst, 0, n);
+	SET_CALL(bzero, dst, 0, n);
 }
 
 void __bzero(void *dst, size_t n)
 {
-	SET_ROUTE(__bzero)(dst, 0, n);
+	SET_CALL(__bzero, dst, 0, n);
 }
 
 /* The stores happen in another function, reached through a pointer, so
  * no compiler can drop them; the barrier says so to this one as well. */
 void explicit_bzero(void *dst, size_t n)
 {
-	SET_ROUTE(explicit_bzero)(dst, 0, n);
+	SET_CALL(explicit_bzero, dst, 0, n);
 	__asm__ __volatile__("" : : "r"(dst) : "memory");
 }
 
@@ -222,36 +314,15 @@ void __explicit_bzero_chk(void *dst, size_t n, size_t dstlen)
 {
 	if (__builtin_expect(dstlen < n, 0))
 		overflow();
-	SET_ROUTE(__explicit_bzero_chk)(dst, 0, n);
+	SET_CALL(__explicit_bzero_chk, dst, 0, n);
 	__asm__ __volatile__("" : : "r"(dst) : "memory");
-}
-
-void *__memset_chk(void *dst, int c, size_t n, size_t dstlen)
-{
-	if (__builtin_expect(dstlen < n, 0))
-		overflow();
-	return SET_ROUTE(__memset_chk)(dst, c, n);
-}
-
-void *__memcpy_chk(void *dst, const void *src, size_t n, size_t dstlen)
-{
-	if (__builtin_expect(dstlen < n, 0))
-		overflow();
-	return COPY_ROUTE(__memcpy_chk)(dst, src, n);
-}
-
-void *__memmove_chk(void *dst, const void *src, size_t n, size_t dstlen)
-{
-	if (__builtin_expect(dstlen < n, 0))
-		overflow();
-	return COPY_ROUTE(__memmove_chk)(dst, src, n);
 }
 
 void *__mempcpy_chk(void *dst, const void *src, size_t n, size_t dstlen)
 {
 	if (__builtin_expect(dstlen < n, 0))
 		overflow();
-	return (char *)COPY_ROUTE(__mempcpy_chk)(dst, src, n) + n;
+	return (char *)COPY_CALL(__mempcpy_chk, dst, src, n) + n;
 }
 
 /* ------------------------------------------------------------------ */
