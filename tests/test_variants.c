@@ -14,6 +14,7 @@
 #include "harness.h"
 #include "ntmem.h"
 #include "util/size.h"
+#include "variants/variant.h"
 
 #define CANARY 64
 #define LARGE_MAX (64 * MiB)
@@ -237,19 +238,29 @@ static void test_copy(int id, const struct ntmem_variant_info *v)
 						   sizeof g.err));
 	group_end(&g);
 
-	static const size_t around[] = {4096, 2 * MiB};
+	static const size_t around[] = {4096, 16 * KiB, 2 * MiB};
 	static const int deltas[] = {-129, -65, -64, -63, -1, 0, 1, 63, 64, 65, 129};
 	static const size_t offs[] = {0, 1, 8, 31, 32, 63};
-	group_start(&g, v, "sizes around 4 KiB and 2 MiB");
-	for (size_t a = 0; a < 2; a++)
-		for (size_t d = 0; d < sizeof deltas / sizeof deltas[0]; d++)
-			for (size_t o = 0; o < sizeof offs / sizeof offs[0]; o++) {
-				size_t n = around[a] + (size_t)(ptrdiff_t)deltas[d];
-				size_t soff = offs[(o + d) % 6];
-				CASE(&g, copy_case(id, n, offs[o], soff, (int)(d & 1),
-						   g.err, sizeof g.err));
-			}
-	group_end(&g);
+	/* Both shapes of the streaming loop, whatever this CPU's entry says:
+	 * four pages interleaved, and line by line. */
+	int pages_before = ntm_stream_copy_pages;
+	for (int pages = 0; pages < 2; pages++) {
+		ntm_stream_copy_pages = pages;
+		group_start(&g, v, pages ? "sizes around 4 KiB, 16 KiB and 2 MiB, "
+				   "four pages interleaved"
+				 : "sizes around 4 KiB, 16 KiB and 2 MiB, line by line");
+		for (size_t a = 0; a < 3; a++)
+			for (size_t d = 0; d < sizeof deltas / sizeof deltas[0]; d++)
+				for (size_t o = 0; o < sizeof offs / sizeof offs[0]; o++) {
+					size_t n = around[a] + (size_t)(ptrdiff_t)deltas[d];
+					size_t soff = offs[(o + d) % 6];
+					CASE(&g, copy_case(id, n, offs[o], soff,
+							   (int)(d & 1), g.err,
+							   sizeof g.err));
+				}
+		group_end(&g);
+	}
+	ntm_stream_copy_pages = pages_before;
 
 	group_start(&g, v, "random sizes up to 64 MiB");
 	int rounds = t_quick() ? 2 : 6;

@@ -37,6 +37,8 @@ struct builtin {
 				"data/machines/AuthenticAMD-25-1, recorded
 				2026-12-02"; NULL for the unknown-CPU rule */
 	struct builtin_rung rung[NTM_BUILTIN_CLASSES][BUILTIN_RUNGS];
+	int interleave_pages; /* streaming copies move four pages at once
+				 (ntm_stream_copy_pages) */
 };
 
 /* The built-in ladders for cpu: its recorded entry, else the rule for

@@ -125,6 +125,7 @@ static void default_ladders(struct policy *p, const struct cpu *cpu)
 						  sizeof p->default_how[0]);
 	memcpy(p->default_how[1], p->default_how[0], sizeof p->default_how[1]);
 	p->builtin_recorded = b->source != NULL;
+	p->interleave_pages = b->interleave_pages;
 	for (int cls = 0; cls < NTM_CLASSES; cls++) {
 		struct ladder l;
 		enum ntmem_op op = ntm_op_of(cls);
@@ -341,6 +342,8 @@ __attribute__((constructor(101))) static void build_process_policy(void)
 		 !strcmp(ntm_the_policy.profile_status, "not present"))
 		ntm_policy_note(&ntm_the_policy, "NTMEM_PROFILE: %s: no such file", path);
 	set_inline_max(&ntm_the_policy);
+	__atomic_store_n(&ntm_stream_copy_pages, ntm_the_policy.interleave_pages,
+			 __ATOMIC_RELAXED);
 	__atomic_store_n(&ntm_policy_state, 2, __ATOMIC_RELEASE);
 	errno = saved;
 }

@@ -26,6 +26,8 @@ struct policy {
 	char default_how[2][NTM_HOW_LEN]; /* per op: where the built-in
 					     ladders came from */
 	int builtin_recorded;          /* this CPU has a recorded entry */
+	int interleave_pages;          /* the built-in entry's: streaming
+					  copies move four pages at once */
 	char profile_path[1024];       /* "" when none was looked for */
 	char profile_status[NTM_NOTE_LEN]; /* "loaded", "not present", ... */
 	int profile_loaded;

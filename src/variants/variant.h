@@ -42,6 +42,13 @@ static inline bool ntm_streams(const struct variant *v)
 
 #define LINE 64  /* the unit streaming stores write */
 
+/* The streaming copies' one setting (shape.h): 1 to move whole blocks of
+ * four pages with their lines interleaved, 0 to go line by line.  Set
+ * once, by the policy, from the CPU's built-in entry (dispatch/builtin.c:
+ * interleaving measured faster on a Xeon, four times slower on Zen 3);
+ * 0 until then. */
+extern int ntm_stream_copy_pages NTM_HIDDEN;
+
 /* Each family file (src/variants/<family>.c) defines its table; registry.c
  * gathers them.  Families that cannot build on this architecture define
  * empty tables. */
