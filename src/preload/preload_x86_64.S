@@ -21,7 +21,7 @@
 .macro SHIM_FUNCTION name
 	.globl	\name
 	.type	\name, @function
-	.p2align 5
+	.p2align 6
 \name:
 .endm
 
