@@ -114,19 +114,25 @@
  * n <= 8 vectors; above 8, a jump to \above (blank: n is at most 8
  * vectors).  not2 (non-blank): the caller has excluded one to two
  * vectors.
+ *
+ * Every class up to 8 vectors is at most one taken branch from the
+ * entry, and the one past 4 vectors starts a 64-byte line: on Zen 3 a
+ * second taken branch, or a target mid-line, cost a 256-byte copy 10-20%
+ * (68 against glibc's 82 GB/s), and glibc's memcpy takes one there.
  */
 .macro COPY_SMALL V, movu, r0, r1, r2, r3, r4, r5, r6, r7, h32a, h32b, h16a, h16b, movh, d, s, n, tail_first, fin, arg, above, not2
 	cmp	$\V, \n
 	jb	.Lcs_below_\@
+	cmp	$4*\V, \n
+	ja	.Lcs_above4_\@
 	.ifb \not2
 	cmp	$2*\V, \n
 	ja	.Lcs_above2_\@
 	COPY_PAIR \V, \movu, \r0, \r1, \movu, \r0, \r1, \d, \s, \n, \tail_first
 	\fin	\arg
-	.endif
+	.p2align 4
 .Lcs_above2_\@:
-	cmp	$4*\V, \n
-	ja	.Lcs_above4_\@
+	.endif
 	\movu	(\s), \r0
 	\movu	\V(\s), \r1
 	\movu	-2*\V(\s,\n), \r2
@@ -141,6 +147,7 @@
 	\movu	\r3, -\V(\d,\n)
 	.endif
 	\fin	\arg
+	.p2align 6
 .Lcs_above4_\@:
 	.ifnb \above
 	cmp	$8*\V, \n
@@ -238,22 +245,22 @@
 .macro SET_SMALL V, movu, r0, h32, h16, movh, gpr_from, d, n, fin, arg, above, not2
 	cmp	$\V, \n
 	jb	.Lss_below_\@
+	cmp	$4*\V, \n
+	ja	.Lss_above4_\@
 	.ifb \not2
 	cmp	$2*\V, \n
 	ja	.Lss_above2_\@
 	SET_PAIR \V, \movu, \r0, \d, \n
 	\fin	\arg
-	.endif
+	.p2align 4
 .Lss_above2_\@:
-	/* Each class returns from its own fall-through: one taken branch
-	 * on the way, as many as glibc's memset takes. */
-	cmp	$4*\V, \n
-	ja	.Lss_above4_\@
+	.endif
 	\movu	\r0, (\d)
 	\movu	\r0, \V(\d)
 	\movu	\r0, -2*\V(\d,\n)
 	\movu	\r0, -\V(\d,\n)
 	\fin	\arg
+	.p2align 6
 .Lss_above4_\@:
 	.ifnb \above
 	cmp	$8*\V, \n
