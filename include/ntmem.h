@@ -200,6 +200,9 @@ void *ntmem_variant_copy(int id, void *dst, const void *src, size_t n,
  *        threads=N|all           threads per call (default: all the
  *                                caller's CPUs)
  *        parallel_min_chunk=SIZE the least bytes a thread is given
+ *      Trials at contested edges (below):
+ *        adapt=0|1               0 turns them off, for reproducible
+ *                                runs; 1 (the default) keeps them
  *      SIZE is a byte count with an optional unit (B, K/KB/KiB, M/MB/MiB,
  *      G/GB/GiB, T/TB/TiB: all powers of 1024).
  *   2. a calibration profile written by "ntmem calibrate", read from
@@ -219,6 +222,18 @@ void *ntmem_variant_copy(int id, void *dst, const void *src, size_t n,
  * The policy is built once, by the library's constructor.  A call made
  * before that (from another constructor), or while it runs, uses the
  * baseline: correct results with plain cached vector stores.
+ *
+ * Trials at contested edges.  Where a cached rung meets a streaming one,
+ * which side is faster depends on how much of the last-level cache the
+ * process gets, and that moves with the host's other work.  A call
+ * without flags of at least 1 MiB, within a factor of two of such an
+ * edge (set by a profile or the built-in ladder, not by NTMEM_TUNABLES),
+ * takes part in a trial: per power-of-two size, of every 256 calls the
+ * first 3 run the lower rung's variant and the next 3 the upper's (the
+ * first of each untimed), and the other 250 run the side that took less
+ * time per byte.  So at most 3 calls in 256 run the slower side; results
+ * and the fence contract are the same on either.  ntmem_adapt_info()
+ * shows the edges and the trials so far.
  */
 enum ntmem_origin {
 	NTMEM_ORIGIN_DEFAULT,     /* built-in ranking or topology */
@@ -278,6 +293,28 @@ struct ntmem_policy_status {
 
 /* Fill *status.  Returns 0, or -1 with errno EINVAL. */
 int ntmem_policy_status(struct ntmem_policy_status *status);
+
+/* One contested edge of a class's ladder and its trials (see "Trials at
+ * contested edges" above). */
+struct ntmem_adapt_edge {
+	size_t at;                 /* the upper rung's first size */
+	size_t from, to;           /* calls of from to to bytes take part */
+	int lower, upper;          /* the variants tried: ids */
+	unsigned long long trials; /* trials decided in this process */
+	unsigned long long switches; /* of which changed the side run */
+};
+
+struct ntmem_adapt_info {
+	int on;                    /* 0: off (NTMEM_TUNABLES adapt=0) */
+	enum ntmem_origin origin;
+	unsigned period;           /* calls of one size in a cycle: 256 */
+	unsigned tried;            /* of which each side runs: 3 */
+	int nedges;
+	struct ntmem_adapt_edge edge[NTMEM_LADDER_MAX - 1];
+};
+
+/* Fill *info for cls.  Returns 0, or -1 with errno EINVAL. */
+int ntmem_adapt_info(enum ntmem_class cls, struct ntmem_adapt_info *info);
 
 /*
  * The i-th setting that was ignored, with the reason, e.g.

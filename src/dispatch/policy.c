@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "adapt.h"
 #include "builtin.h"
 #include "variants/libc.h"
 #include "profile.h"
@@ -267,6 +268,14 @@ static void merge_repeats(struct policy *p)
 	}
 }
 
+/* Per class, the least size a trial takes (SIZE_MAX: none, or adapt=0). */
+static void plan_trials(struct policy *p)
+{
+	for (int cls = 0; cls < NTM_CLASSES; cls++)
+		p->adapt_from[cls] = p->adapt ? ntm_adapt_from(&p->ladder[cls])
+					      : SIZE_MAX;
+}
+
 struct policy ntm_the_policy;
 int ntm_policy_state;  /* 0 not built, 1 building, 2 ready */
 
@@ -274,6 +283,7 @@ void ntm_policy_build(struct policy *p, const struct cpu *cpu,
 		      const char *tunables, const char *profile_path)
 {
 	memset(p, 0, sizeof *p);
+	p->adapt = 1;
 	default_ladders(p, cpu);
 	if (profile_path)
 		apply_profile(p, cpu, profile_path);
@@ -284,12 +294,13 @@ void ntm_policy_build(struct policy *p, const struct cpu *cpu,
 	}
 	drop_unreachable(p, ntm_width_small_max(ntm_width_for(cpu->usable)));
 	merge_repeats(p);
+	plan_trials(p);
 }
 
 size_t ntm_inline_max[2];
 
 /* Let the entry points run their own loop inline as far as every ladder
- * of the operation starts with it. */
+ * of the operation starts with it, and no trial (adapt.h) begins. */
 static void set_inline_max(const struct policy *p)
 {
 	for (int op = 0; op < 2; op++) {
@@ -300,6 +311,8 @@ static void set_inline_max(const struct policy *p)
 			if ((int)ntm_op_of(cls) != op)
 				continue;
 			size_t upto = loop && l->v[0] == loop ? l->to[0] - 1 : 0;
+			if (upto >= p->adapt_from[cls])
+				upto = p->adapt_from[cls] - 1;
 			max = upto < max ? upto : max;
 		}
 		ntm_inline_max[op] = max;
@@ -316,6 +329,7 @@ void ntm_policy_trial(enum ntmem_op op, const struct variant *v)
 				  NTMEM_ORIGIN_ENVIRONMENT);
 		ntm_policy_install(&ntm_the_policy.ladder[cls], &l, cls);
 	}
+	plan_trials(&ntm_the_policy);
 	set_inline_max(&ntm_the_policy);
 }
 

@@ -143,9 +143,9 @@ static size_t join_ladder(char *const *items, size_t n, size_t i, char *buf,
 	return i;
 }
 
-/* threads=N|all and parallel_min_chunk=SIZE: settings of parallel calls,
- * not of a ladder.  Returns 1 if key was one of them (applied or noted). */
-static int apply_parallel_key(struct policy *p, const char *key,
+/* threads=N|all, parallel_min_chunk=SIZE and adapt=0|1: settings beside
+ * the ladders.  Returns 1 if key was one of them (applied or noted). */
+static int apply_other_key(struct policy *p, const char *key,
 			      const char *value)
 {
 	const char *err;
@@ -172,6 +172,16 @@ static int apply_parallel_key(struct policy *p, const char *key,
 		}
 		p->min_chunk = v;
 		p->min_chunk_origin = NTMEM_ORIGIN_ENVIRONMENT;
+		return 1;
+	}
+	if (!strcmp(key, "adapt")) {
+		if (strcmp(value, "0") && strcmp(value, "1")) {
+			ntm_policy_note(p, "NTMEM_TUNABLES: adapt=%.40s: 0 or 1",
+					value);
+			return 1;
+		}
+		p->adapt = value[0] == '1';
+		p->adapt_origin = NTMEM_ORIGIN_ENVIRONMENT;
 		return 1;
 	}
 	return 0;
@@ -216,7 +226,7 @@ void ntm_apply_tunables(struct policy *p, const char *text)
 			i = join_ladder(items, n, i, value, sizeof value);
 		else
 			snprintf(value, sizeof value, "%s", eq + 1);
-		if (!k && apply_parallel_key(p, key, value))
+		if (!k && apply_other_key(p, key, value))
 			continue;
 		if (!k) {
 			ntm_policy_note(p, "NTMEM_TUNABLES: unknown key '%s'", key);

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdint.h>
 
+#include "dispatch/adapt.h"
 #include "dispatch/args.h"
 #include "entry.h"
 #include "ntmem.h"
@@ -54,6 +55,33 @@ int ntmem_ladder_info(enum ntmem_class cls, struct ntmem_ladder_info *info)
 	info->streaming_origin = l->streaming_origin;
 	info->default_how = p ? p->default_how[ntm_op_of(cls)]
 			      : "the policy is not built yet: baseline only";
+	return 0;
+}
+
+int ntmem_adapt_info(enum ntmem_class cls, struct ntmem_adapt_info *info)
+{
+	if ((unsigned)cls >= NTM_CLASSES || !info) {
+		errno = EINVAL;
+		return -1;
+	}
+	const struct policy *p = ntm_policy_ready();
+	*info = (struct ntmem_adapt_info){
+		.on = p ? p->adapt : 0,
+		.origin = p ? p->adapt_origin : NTMEM_ORIGIN_DEFAULT,
+		.period = NTM_ADAPT_PERIOD, .tried = NTM_ADAPT_TRY};
+	if (!p || !p->adapt)
+		return 0;
+	const struct ladder *l = &p->ladder[cls];
+	for (unsigned j = 0; j + 1 < l->count; j++) {
+		struct ntmem_adapt_edge *e = &info->edge[info->nedges];
+		if (!ntm_adapt_band(l, j, &e->from, &e->to))
+			continue;
+		info->nedges++;
+		e->at = l->to[j];
+		e->lower = ntm_variant_id(l->v[j]);
+		e->upper = ntm_variant_id(l->v[j + 1]);
+		ntm_adapt_counts(cls, (int)j, &e->trials, &e->switches);
+	}
 	return 0;
 }
 

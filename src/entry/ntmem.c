@@ -7,6 +7,7 @@
 
 #include "dispatch/cpu.h"
 #include "entry.h"
+#include "dispatch/adapt.h"
 #include "dispatch/args.h"
 #include "variants/fence.h"
 #include "variants/libc.h"
@@ -49,12 +50,41 @@ __attribute__((noinline)) static void *copy_slow(const struct variant *v,
 	return dst;
 }
 
+/* A call near a contested edge (dispatch/adapt.h), timed with its fence
+ * where it is one of a trial's. */
+__attribute__((noinline)) static void *set_adaptive(const struct policy *p,
+						    enum ntmem_class cls,
+						    void *dst, int c, size_t n)
+{
+	struct adapt_call a;
+	const struct variant *v = ntm_adapt_begin(cls, &p->ladder[cls], n, &a);
+	v->set(dst, c, n);
+	ntm_fence_after(ntm_streams(v), 0);
+	ntm_adapt_end(&a, n);
+	return dst;
+}
+
+__attribute__((noinline)) static void *copy_adaptive(const struct policy *p,
+						     void *dst, const void *src,
+						     size_t n)
+{
+	struct adapt_call a;
+	const struct variant *v =
+		ntm_adapt_begin(NTMEM_CLASS_COPY, &p->ladder[NTMEM_CLASS_COPY], n, &a);
+	v->copy(dst, src, n);
+	ntm_fence_after(ntm_streams(v), 0);
+	ntm_adapt_end(&a, n);
+	return dst;
+}
+
 void *ntm_set_large(void *dst, int c, size_t n, unsigned flags)
 {
 	const struct policy *p = ntm_policy_ready();
+	enum ntmem_class cls = ntm_class_of(NTMEM_OP_SET, c);
+	if (p && !flags && n >= p->adapt_from[cls])
+		return set_adaptive(p, cls, dst, c, n);
 	const struct variant *v =
-		p ? ntm_ladder_pick(&p->ladder[ntm_class_of(NTMEM_OP_SET, c)], n, flags)
-		  : NULL;
+		p ? ntm_ladder_pick(&p->ladder[cls], n, flags) : NULL;
 	if (__builtin_expect(v && !ntm_streams(v), 1))
 		return v->set(dst, c, n);
 	return set_slow(v, dst, c, n, flags);
@@ -65,6 +95,8 @@ void *ntm_copy_large(void *dst, const void *src, size_t n, unsigned flags)
 	if (ntm_overlap(dst, src, n))
 		return ntm_libc.memmove(dst, src, n);
 	const struct policy *p = ntm_policy_ready();
+	if (p && !flags && n >= p->adapt_from[NTMEM_CLASS_COPY])
+		return copy_adaptive(p, dst, src, n);
 	const struct variant *v =
 		p ? ntm_ladder_pick(&p->ladder[NTMEM_CLASS_COPY], n, flags) : NULL;
 	if (__builtin_expect(v && !ntm_streams(v), 1))

@@ -152,6 +152,41 @@ static void print_ladder(enum ntmem_class cls)
 	       "NTMEM_F_NONTEMPORAL", origin_word(l.streaming_origin));
 }
 
+/* The contested edges, where calls time both sides now and then. */
+static void print_adapt(void)
+{
+	static const char pad[] = "               ";
+	char a[32], b[32], c[32];
+	struct ntmem_adapt_info ai;
+	int shown = 0;
+	for (int cls = 0; cls < 3; cls++) {
+		ntmem_adapt_info(cls, &ai);
+		if (!ai.on) {
+			printf("  trials       off (adapt=0, from %s)\n",
+			       ntmem_origin_name(ai.origin));
+			return;
+		}
+		for (int i = 0; i < ai.nedges; i++, shown++) {
+			const struct ntmem_adapt_edge *e = &ai.edge[i];
+			struct ntmem_variant_info lo, up;
+			ntmem_variant_info(e->lower, &lo);
+			ntmem_variant_info(e->upper, &up);
+			printf("%s%s: %s or %s, calls of %s to %s (edge %s)\n",
+			       shown ? pad : "  trials       ", class_names[cls],
+			       lo.name, up.name, ntm_format_size(e->from, a, sizeof a),
+			       ntm_format_size(e->to, b, sizeof b),
+			       ntm_format_size(e->at, c, sizeof c));
+		}
+	}
+	if (!shown)
+		printf("  trials       none: no cached rung meets a streaming one "
+		       "from 1 MiB\n");
+	else
+		printf("%seach size: %u calls a side in every %u, the rest the "
+		       "faster; NTMEM_TUNABLES adapt=0 turns this off\n", pad,
+		       ai.tried, ai.period);
+}
+
 static void print_text(void)
 {
 	struct ntmem_cpu_info cpu;
@@ -217,6 +252,7 @@ static void print_text(void)
 	       "allowed\n", pi.threads, pi.threads == 1 ? "" : "s",
 	       pi.threads_how, ntm_format_size(pi.min_chunk, a, sizeof a),
 	       pi.cpus_allowed, pi.cpus_allowed == 1 ? "" : "s");
+	print_adapt();
 	printf("  shim         %s\n", ntmem_preloaded()
 	       ? "libntmem-preload.so serves this process's memset and memcpy"
 	       : "not active");
@@ -230,6 +266,7 @@ static void print_text(void)
 		printf("  %s\n", ntmem_policy_ignored(i));
 }
 
+
 static void json_size_or_null(struct json *j, const char *key, size_t n)
 {
 	if (n == SIZE_MAX)
@@ -237,6 +274,38 @@ static void json_size_or_null(struct json *j, const char *key, size_t n)
 	else
 		json_uint(j, key, n);
 }
+
+static void json_adapt(struct json *j)
+{
+	struct ntmem_adapt_info ai;
+	ntmem_adapt_info(NTMEM_CLASS_SET_ZERO, &ai);
+	json_object(j, "trials");
+	json_bool(j, "on", ai.on);
+	json_string(j, "origin", ntmem_origin_name(ai.origin));
+	json_uint(j, "period", ai.period);
+	json_uint(j, "tried", ai.tried);
+	json_array(j, "edges");
+	for (int cls = 0; cls < 3; cls++) {
+		ntmem_adapt_info(cls, &ai);
+		for (int i = 0; i < ai.nedges; i++) {
+			const struct ntmem_adapt_edge *e = &ai.edge[i];
+			struct ntmem_variant_info lo, up;
+			ntmem_variant_info(e->lower, &lo);
+			ntmem_variant_info(e->upper, &up);
+			json_object(j, NULL);
+			json_string(j, "class", class_keys[cls]);
+			json_uint(j, "at", e->at);
+			json_uint(j, "from", e->from);
+			json_size_or_null(j, "to", e->to);
+			json_string(j, "lower", lo.name);
+			json_string(j, "upper", up.name);
+			json_end(j);
+		}
+	}
+	json_end(j);
+	json_end(j);
+}
+
 
 static void json_ladder(struct json *j, enum ntmem_class cls,
 			const struct ntmem_policy_status *st)
@@ -341,6 +410,7 @@ static void print_json(void)
 	json_uint(&j, "cpus_allowed", pi.cpus_allowed);
 	json_uint(&j, "nodes", pi.nodes);
 	json_end(&j);
+	json_adapt(&j);
 	json_array(&j, "ignored");
 	for (int i = 0; ntmem_policy_ignored(i); i++)
 		json_string(&j, NULL, ntmem_policy_ignored(i));
