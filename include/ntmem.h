@@ -227,13 +227,14 @@ void *ntmem_variant_copy(int id, void *dst, const void *src, size_t n,
  * which side is faster depends on how much of the last-level cache the
  * process gets, and that moves with the host's other work.  A call
  * without flags of at least 1 MiB, within a factor of two of such an
- * edge (set by a profile or the built-in ladder, not by NTMEM_TUNABLES),
- * takes part in a trial: per power-of-two size, of every 256 calls the
- * first 3 run the lower rung's variant and the next 3 the upper's (the
- * first of each untimed), and the other 250 run the side that took less
- * time per byte.  So at most 3 calls in 256 run the slower side; results
- * and the fence contract are the same on either.  ntmem_adapt_info()
- * shows the edges and the trials so far.
+ * edge (one up to 4 times the L3, set by a profile or the built-in
+ * ladder, not by NTMEM_TUNABLES), takes part in trials: per power-of-two
+ * size, of every 1024 calls the first 8 run the side not in use and the
+ * next 8 the side in use (the first 4 of each untimed, while the cache
+ * settles), and the other 1008 run the side whose timed calls took less
+ * time per byte.  So at most 8 calls in 1024 run the slower side;
+ * results and the fence contract are the same on either.
+ * ntmem_adapt_info() shows the edges and the trials so far.
  */
 enum ntmem_origin {
 	NTMEM_ORIGIN_DEFAULT,     /* built-in ranking or topology */
@@ -307,8 +308,9 @@ struct ntmem_adapt_edge {
 struct ntmem_adapt_info {
 	int on;                    /* 0: off (NTMEM_TUNABLES adapt=0) */
 	enum ntmem_origin origin;
-	unsigned period;           /* calls of one size in a cycle: 256 */
-	unsigned tried;            /* of which each side runs: 3 */
+	unsigned period;           /* calls of one size between trials: 1024 */
+	unsigned burst;            /* calls a side runs in a trial: 8 */
+	unsigned warm;             /* of which untimed: 4 */
 	int nedges;
 	struct ntmem_adapt_edge edge[NTMEM_LADDER_MAX - 1];
 };

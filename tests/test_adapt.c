@@ -38,6 +38,12 @@ static void ladder_of(struct ladder *l, const struct variant *a, size_t at,
 	ntm_ladder_finish(l, b);
 }
 
+/* The edges of l that take part, with an L3 of 32 MiB. */
+static unsigned edges_of(const struct ladder *l)
+{
+	return ntm_adapt_edges(l, 32 * MiB);
+}
+
 static void test_edges(void)
 {
 	const struct variant *c, *s;
@@ -47,58 +53,64 @@ static void test_edges(void)
 	}
 	struct ladder l;
 	ladder_of(&l, c, 12 * MiB, s, NTMEM_ORIGIN_DEFAULT);
-	int ok = ntm_adapt_edge(&l, 16 * MiB) == 0 && ntm_adapt_edge(&l, 6 * MiB) == 0 &&
-		 ntm_adapt_edge(&l, 24 * MiB) == 0 &&
-		 ntm_adapt_edge(&l, 24 * MiB + 2) == -1 &&
-		 ntm_adapt_edge(&l, 6 * MiB - 1) == -1 &&
-		 ntm_adapt_edge(&l, MiB / 2) == -1 && ntm_adapt_from(&l) == 6 * MiB;
+	unsigned e = edges_of(&l);
+	int ok = e == 1 && ntm_adapt_edge(&l, e, 16 * MiB) == 0 &&
+		 ntm_adapt_edge(&l, e, 6 * MiB) == 0 &&
+		 ntm_adapt_edge(&l, e, 24 * MiB) == 0 &&
+		 ntm_adapt_edge(&l, e, 24 * MiB + 2) == -1 &&
+		 ntm_adapt_edge(&l, e, 6 * MiB - 1) == -1 &&
+		 ntm_adapt_edge(&l, e, MiB / 2) == -1 && ntm_adapt_from(&l, e) == 6 * MiB;
 	t_check(ok, "edges: a cached and a streaming rung, within a factor of two",
-		"from %zu", ntm_adapt_from(&l));
+		"edges %#x, from %zu", e, ntm_adapt_from(&l, e));
 
 	ladder_of(&l, c, MiB, s, NTMEM_ORIGIN_DEFAULT);
-	t_check(ntm_adapt_edge(&l, MiB - 1) == -1 && ntm_adapt_edge(&l, MiB) == 0 &&
-			ntm_adapt_from(&l) == MiB,
-		"edges: nothing below 1 MiB", "from %zu", ntm_adapt_from(&l));
+	e = edges_of(&l);
+	t_check(ntm_adapt_edge(&l, e, MiB - 1) == -1 && ntm_adapt_edge(&l, e, MiB) == 0 &&
+			ntm_adapt_from(&l, e) == MiB,
+		"edges: nothing below 1 MiB", "from %zu", ntm_adapt_from(&l, e));
+
+	ladder_of(&l, c, 256 * MiB, s, NTMEM_ORIGIN_DEFAULT);
+	t_check(edges_of(&l) == 0 && ntm_adapt_edges(&l, 64 * MiB) == 1 &&
+			ntm_adapt_edges(&l, 0) == 1,
+		"edges: only up to 4 times the L3 (64 MiB when unknown)", "%#x %#x %#x",
+		edges_of(&l), ntm_adapt_edges(&l, 64 * MiB), ntm_adapt_edges(&l, 0));
 
 	ladder_of(&l, c, 12 * MiB, s, NTMEM_ORIGIN_ENVIRONMENT);
-	t_check(ntm_adapt_edge(&l, 16 * MiB) == -1 && ntm_adapt_from(&l) == SIZE_MAX,
-		"edges: one NTMEM_TUNABLES set is left alone", "edge %d",
-		ntm_adapt_edge(&l, 16 * MiB));
+	t_check(edges_of(&l) == 0 && ntm_adapt_from(&l, 0) == SIZE_MAX,
+		"edges: one NTMEM_TUNABLES set is left alone", "edges %#x",
+		edges_of(&l));
 
 	const struct variant *libc = ntm_ranked(NTMEM_OP_SET, NTMEM_ROLE_LIBC, 0);
 	if (libc && libc != c) {
 		ladder_of(&l, c, 12 * MiB, libc, NTMEM_ORIGIN_DEFAULT);
-		t_check(ntm_adapt_edge(&l, 16 * MiB) == -1,
-			"edges: two cached rungs are not contested", "edge %d",
-			ntm_adapt_edge(&l, 16 * MiB));
-		/* cached | streaming at 12 MiB | libc at 512 MiB: two edges. */
+		t_check(edges_of(&l) == 0, "edges: two cached rungs are not contested",
+			"edges %#x", edges_of(&l));
+		/* cached | streaming at 12 MiB | libc at 96 MiB: two edges. */
 		memset(&l, 0, sizeof l);
 		ntm_ladder_push(&l, c, 12 * MiB, NTMEM_ORIGIN_PROFILE);
-		ntm_ladder_push(&l, s, 512 * MiB, NTMEM_ORIGIN_PROFILE);
+		ntm_ladder_push(&l, s, 96 * MiB, NTMEM_ORIGIN_PROFILE);
 		ntm_ladder_push(&l, libc, SIZE_MAX, NTMEM_ORIGIN_PROFILE);
 		ntm_ladder_finish(&l, s);
-		t_check(ntm_adapt_edge(&l, 20 * MiB) == 0 &&
-				ntm_adapt_edge(&l, 300 * MiB) == 1 &&
-				ntm_adapt_edge(&l, 100 * MiB) == -1,
-			"edges: each call tries its nearer edge", "%d %d %d",
-			ntm_adapt_edge(&l, 20 * MiB), ntm_adapt_edge(&l, 300 * MiB),
-			ntm_adapt_edge(&l, 100 * MiB));
+		e = edges_of(&l);
+		t_check(e == 3 && ntm_adapt_edge(&l, e, 20 * MiB) == 0 &&
+				ntm_adapt_edge(&l, e, 60 * MiB) == 1 &&
+				ntm_adapt_edge(&l, e, 40 * MiB) == -1,
+			"edges: each call tries its nearer edge", "%#x: %d %d %d", e,
+			ntm_adapt_edge(&l, e, 20 * MiB), ntm_adapt_edge(&l, e, 60 * MiB),
+			ntm_adapt_edge(&l, e, 40 * MiB));
 	}
 }
 
-/* Cycles of calls in one slot, side fast taking half the time of the
- * other; counts the calls on the slow side and the timed ones. */
-static void run_cycles(struct adapt_slot *s, int cycles, unsigned fast,
-		       unsigned *slow_runs, unsigned *timed_calls, unsigned *undecided)
+/* Periods of calls in one slot whose ladder side is own, side fast
+ * taking half the time of the other; counts the calls on the slow side
+ * and the timed ones. */
+static void run_periods(struct adapt_slot *s, int periods, unsigned own,
+			unsigned fast, unsigned *slow_runs, unsigned *timed_calls)
 {
-	*slow_runs = *timed_calls = *undecided = 0;
-	for (unsigned i = 0; i < (unsigned)cycles * NTM_ADAPT_PERIOD; i++) {
+	*slow_runs = *timed_calls = 0;
+	for (unsigned i = 0; i < (unsigned)periods * NTM_ADAPT_PERIOD; i++) {
 		int timed;
-		unsigned side = ntm_adapt_side(s, &timed);
-		if (side > 1) {
-			(*undecided)++;
-			continue;
-		}
+		unsigned side = ntm_adapt_side(s, own, &timed);
 		*slow_runs += side != fast;
 		if (timed) {
 			(*timed_calls)++;
@@ -109,33 +121,38 @@ static void run_cycles(struct adapt_slot *s, int cycles, unsigned fast,
 
 static void test_decision(void)
 {
+	const unsigned timed_per = 2 * (NTM_ADAPT_BURST - NTM_ADAPT_WARM);
 	struct adapt_slot s;
 	memset(&s, 0, sizeof s);
-	unsigned slow, timed, undecided;
-	run_cycles(&s, 3, 1, &slow, &timed, &undecided);
-	t_check(undecided == 0 && s.pick == 2 && slow == 3 * NTM_ADAPT_TRY &&
-			timed == 3 * 2 * (NTM_ADAPT_TRY - 1) && s.trials == 3 &&
-			s.switches == 0,
+	unsigned slow, timed;
+	/* The ladder's side (0) is the slower: the first trial runs the
+	 * other side first and switches. */
+	run_periods(&s, 3, 0, 1, &slow, &timed);
+	t_check(s.pick == 2 && slow == 3 * NTM_ADAPT_BURST && timed == 3 * timed_per &&
+			s.trials == 3 && s.switches == 1,
 		"decision: the faster side runs, the slower only in trials",
-		"pick %u, %u slow runs, %u timed, %u undecided, %llu trials, "
-		"%llu switches", s.pick, slow, timed, undecided, s.trials, s.switches);
-	run_cycles(&s, 2, 0, &slow, &timed, &undecided);
-	/* Each trial still runs the slower side, now side 1, TRY times. */
-	t_check(s.pick == 1 && s.switches == 1 && s.trials == 5 &&
-			slow == 2 * NTM_ADAPT_TRY,
+		"pick %u, %u slow runs, %u timed, %llu trials, %llu switches", s.pick,
+		slow, timed, s.trials, s.switches);
+	run_periods(&s, 2, 0, 0, &slow, &timed);
+	t_check(s.pick == 1 && s.switches == 2 && s.trials == 5 &&
+			slow == 2 * NTM_ADAPT_BURST,
 		"decision: when the other side becomes faster, the next trial "
 		"switches", "pick %u, %u slow runs, %llu trials, %llu switches",
 		s.pick, slow, s.trials, s.switches);
 
 	/* A trial with a side never timed (another thread's call lost)
-	 * decides nothing. */
+	 * decides nothing: the ladder's side stays. */
 	memset(&s, 0, sizeof s);
-	int t;
-	for (unsigned i = 0; i < NTM_ADAPT_PERIOD; i++)
-		if (ntm_adapt_side(&s, &t) == 0 && t)
+	int t, other = 0;
+	for (unsigned i = 0; i < NTM_ADAPT_PERIOD; i++) {
+		unsigned side = ntm_adapt_side(&s, 1, &t);
+		if (side == 0 && t)
 			ntm_adapt_record(&s, 0, 16 * MiB, 1000);
-	t_check(s.pick == 0 && s.trials == 0,
-		"decision: none without both sides' times", "pick %u", s.pick);
+		other += i >= 2 * NTM_ADAPT_BURST && side != 1;
+	}
+	t_check(s.pick == 0 && s.trials == 0 && other == 0,
+		"decision: none without both sides' times", "pick %u, %d calls "
+		"off the ladder's side", s.pick, other);
 }
 
 static void test_tunable(void)
@@ -156,14 +173,14 @@ static void test_tunable(void)
 		"a bad value ignored and noted", "%d %d %d: %s", on, off, noted, last);
 }
 
-/* Fill, or copy, n bytes through the public call, 2 * TRY + 2 times with
+/* Fill, or copy, n bytes through the public call, 2 * BURST + 2 times with
  * a new value each time (both sides of a trial run), and check every
  * byte and the 64 past the end. */
 static int exact_calls(enum ntmem_class cls, size_t n, char *why, size_t len)
 {
 	unsigned char *dst = malloc(n + 64), *src = malloc(n), *want = malloc(n);
 	int ok = dst && src && want;
-	for (unsigned k = 0; ok && k < 2 * NTM_ADAPT_TRY + 2; k++) {
+	for (unsigned k = 0; ok && k < 2 * NTM_ADAPT_BURST + 2; k++) {
 		unsigned char c = cls == NTMEM_CLASS_SET_ZERO ? 0 : (unsigned char)(0x11 * k + 1);
 		memset(dst, 0xee, n + 64);
 		if (cls == NTMEM_CLASS_COPY) {

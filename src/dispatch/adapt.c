@@ -3,37 +3,12 @@
 
 #include <time.h>
 
-/* An edge between rungs j and j + 1 is contested where one streams and
- * the other does not, and NTMEM_TUNABLES set neither. */
 int ntm_adapt_contested(const struct ladder *l, unsigned j)
 {
 	return j + 1 < l->count && l->v[j] != l->v[j + 1] &&
 	       ntm_streams(l->v[j]) != ntm_streams(l->v[j + 1]) &&
 	       l->origin[j] != NTMEM_ORIGIN_ENVIRONMENT &&
 	       l->origin[j + 1] != NTMEM_ORIGIN_ENVIRONMENT;
-}
-
-/* Within a factor of two of the edge at, either side. */
-static int near(size_t n, size_t at)
-{
-	return n >= at / 2 && n / 2 <= at;
-}
-
-int ntm_adapt_edge(const struct ladder *l, size_t n)
-{
-	if (n < NTM_ADAPT_MIN)
-		return -1;
-	unsigned i = ntm_ladder_rung(l, n);
-	/* The edge above the rung, then the one below: the nearer one
-	 * where both qualify, as the one above n is the nearer in ratio
-	 * only when n is past their geometric middle. */
-	int up = ntm_adapt_contested(l, i) && near(n, l->to[i]) ? (int)i : -1;
-	int down = i > 0 && ntm_adapt_contested(l, i - 1) && near(n, l->to[i - 1])
-			   ? (int)i - 1 : -1;
-	if (up >= 0 && down >= 0)
-		return (double)l->to[i] / (double)n < (double)n / (double)l->to[i - 1]
-			       ? up : down;
-	return up >= 0 ? up : down;
 }
 
 int ntm_adapt_band(const struct ladder *l, unsigned j, size_t *from,
@@ -47,42 +22,77 @@ int ntm_adapt_band(const struct ladder *l, unsigned j, size_t *from,
 	return *from <= *to;
 }
 
-size_t ntm_adapt_from(const struct ladder *l)
+unsigned ntm_adapt_edges(const struct ladder *l, size_t l3)
+{
+	size_t most = 4 * (l3 ? l3 : (size_t)64 << 20), from, to;
+	unsigned edges = 0;
+	for (unsigned j = 0; j + 1 < l->count; j++)
+		if (l->to[j] <= most && ntm_adapt_band(l, j, &from, &to))
+			edges |= 1u << j;
+	return edges;
+}
+
+size_t ntm_adapt_from(const struct ladder *l, unsigned edges)
 {
 	size_t from, to;
 	for (unsigned j = 0; j + 1 < l->count; j++)
-		if (ntm_adapt_band(l, j, &from, &to))
+		if (edges >> j & 1 && ntm_adapt_band(l, j, &from, &to))
 			return from;
 	return SIZE_MAX;
 }
 
-unsigned ntm_adapt_side(struct adapt_slot *s, int *timed)
+/* Edge j of edges, with n within a factor of two of it, either side. */
+static int near(const struct ladder *l, unsigned edges, unsigned j, size_t n)
+{
+	return j + 1 < l->count && edges >> j & 1 && n >= l->to[j] / 2 &&
+	       n / 2 <= l->to[j];
+}
+
+int ntm_adapt_edge(const struct ladder *l, unsigned edges, size_t n)
+{
+	if (n < NTM_ADAPT_MIN)
+		return -1;
+	unsigned i = ntm_ladder_rung(l, n);
+	int up = near(l, edges, i, n) ? (int)i : -1;
+	int down = i > 0 && near(l, edges, i - 1, n) ? (int)i - 1 : -1;
+	/* Both: the nearer in ratio. */
+	if (up >= 0 && down >= 0)
+		return (double)l->to[i] / (double)n < (double)n / (double)l->to[i - 1]
+			       ? up : down;
+	return up >= 0 ? up : down;
+}
+
+/* A period: the burst of the side not in use, then that of the side in
+ * use (which so comes back to its cache state before the rest), the
+ * decision, and the rest on the faster. */
+unsigned ntm_adapt_side(struct adapt_slot *s, unsigned own, int *timed)
 {
 	unsigned k = __atomic_fetch_add(&s->calls, 1, __ATOMIC_RELAXED) %
 		     NTM_ADAPT_PERIOD;
+	unsigned pick = __atomic_load_n(&s->pick, __ATOMIC_RELAXED);
+	unsigned in_use = pick ? pick - 1 : own;
 	*timed = 0;
 	if (k == 0) {
 		__atomic_store_n(&s->best[0], UINT64_MAX, __ATOMIC_RELAXED);
 		__atomic_store_n(&s->best[1], UINT64_MAX, __ATOMIC_RELAXED);
 	}
-	if (k < 2 * NTM_ADAPT_TRY) {
-		*timed = k % NTM_ADAPT_TRY != 0;
-		return k / NTM_ADAPT_TRY;
+	if (k < 2 * NTM_ADAPT_BURST) {
+		*timed = k % NTM_ADAPT_BURST >= NTM_ADAPT_WARM;
+		return k < NTM_ADAPT_BURST ? !in_use : in_use;
 	}
-	unsigned pick = __atomic_load_n(&s->pick, __ATOMIC_RELAXED);
-	if (k == 2 * NTM_ADAPT_TRY) {
+	if (k == 2 * NTM_ADAPT_BURST) {
 		uint64_t lo = __atomic_load_n(&s->best[0], __ATOMIC_RELAXED);
 		uint64_t hi = __atomic_load_n(&s->best[1], __ATOMIC_RELAXED);
 		if (lo != UINT64_MAX && hi != UINT64_MAX) {
-			unsigned now = 1 + (hi < lo);
+			unsigned now = hi < lo;
 			__atomic_fetch_add(&s->trials, 1, __ATOMIC_RELAXED);
-			if (pick && now != pick)
+			if (now != in_use)
 				__atomic_fetch_add(&s->switches, 1, __ATOMIC_RELAXED);
-			__atomic_store_n(&s->pick, now, __ATOMIC_RELAXED);
-			pick = now;
+			__atomic_store_n(&s->pick, now + 1, __ATOMIC_RELAXED);
+			in_use = now;
 		}
 	}
-	return pick ? pick - 1 : 2;
+	return in_use;
 }
 
 void ntm_adapt_record(struct adapt_slot *s, unsigned side, size_t n,
@@ -132,17 +142,17 @@ static uint64_t now_ns(void)
 }
 
 const struct variant *ntm_adapt_begin(int cls, const struct ladder *l,
-				      size_t n, struct adapt_call *a)
+				      unsigned edges, size_t n,
+				      struct adapt_call *a)
 {
 	a->slot = NULL;
-	int j = ntm_adapt_edge(l, n);
+	unsigned i = ntm_ladder_rung(l, n);
+	int j = ntm_adapt_edge(l, edges, n);
 	if (j < 0)
-		return l->v[ntm_ladder_rung(l, n)];
+		return l->v[i];
 	struct adapt_slot *s = ntm_adapt_slot(cls, l, j, n);
 	int timed;
-	unsigned side = ntm_adapt_side(s, &timed);
-	if (side > 1)  /* not decided yet: the ladder's own */
-		return l->v[ntm_ladder_rung(l, n)];
+	unsigned side = ntm_adapt_side(s, i > (unsigned)j, &timed);
 	if (timed) {
 		a->slot = s;
 		a->side = side;

@@ -10,12 +10,15 @@
  *
  * So a call within a factor of two of an edge between a cached and a
  * streaming rung, from NTM_ADAPT_MIN bytes (tens of microseconds: two
- * clock reads cost nothing next to it), takes part in a trial: per
- * power-of-two size, of every NTM_ADAPT_PERIOD calls the first
- * NTM_ADAPT_TRY run the lower rung's variant and the next NTM_ADAPT_TRY
- * the upper's, each run's first call untimed (it pays for the other's
- * cache state); the rest run whichever took fewer nanoseconds a byte.
- * Edges set by NTMEM_TUNABLES are left as set; adapt=0 turns it off.
+ * clock reads cost nothing next to it), takes part in trials: per
+ * power-of-two size, every NTM_ADAPT_PERIOD calls, NTM_ADAPT_BURST calls
+ * run the side not in use and as many the side in use, the first
+ * NTM_ADAPT_WARM of each untimed: a cached memset of 16 MiB that
+ * streaming stores have just evicted takes 5 to 8 calls to come back to
+ * L3 speed (14, 19, 25, 26, 32, 31, 33, 36 GB/s on Zen 3).  The rest run
+ * the side whose timed calls took fewer nanoseconds a byte.  Only edges
+ * up to 4 times the L3 take part, where the cache's share decides;
+ * edges NTMEM_TUNABLES set are left as set, and adapt=0 turns it off.
  */
 #ifndef NTM_ADAPT_H
 #define NTM_ADAPT_H
@@ -26,8 +29,9 @@
 #include "ladder.h"
 
 #define NTM_ADAPT_MIN ((size_t)1 << 20)
-#define NTM_ADAPT_PERIOD 256u
-#define NTM_ADAPT_TRY 3u
+#define NTM_ADAPT_PERIOD 1024u
+#define NTM_ADAPT_BURST 8u
+#define NTM_ADAPT_WARM 4u
 
 /* One size (a power of two) at one edge: touched with atomics only, so
  * any thread, a signal handler included, may take part. */
@@ -37,28 +41,35 @@ struct adapt_slot {
 					   upper's; 0: not decided yet */
 	uint64_t best[2];               /* this trial's least ns per MiB */
 	unsigned long long trials;      /* trials decided */
-	unsigned long long switches;    /* of which changed the pick */
+	unsigned long long switches;    /* of which changed the side in use */
 };
 
-/* The edge of l a call of n bytes is tried at: j, for the edge between
- * rungs j and j + 1, or -1 where none is contested within a factor of
- * two of n, or n is below NTM_ADAPT_MIN. */
-int ntm_adapt_edge(const struct ladder *l, size_t n);
-
-/* The least size any edge of l is tried at; SIZE_MAX if none. */
-size_t ntm_adapt_from(const struct ladder *l);
-
-/* Is the edge between rungs j and j + 1 of l contested? */
+/* Is the edge between rungs j and j + 1 of l contested: one streams, the
+ * other not, and NTMEM_TUNABLES set neither? */
 int ntm_adapt_contested(const struct ladder *l, unsigned j);
 
 /* The sizes tried at that edge, from *from to *to bytes; 0 if none. */
 int ntm_adapt_band(const struct ladder *l, unsigned j, size_t *from,
 		   size_t *to);
 
-/* The side (0: lower, 1: upper; 2: the ladder's own, before the first
- * trial is decided) a call in slot s runs, and in *timed whether to time
- * it. */
-unsigned ntm_adapt_side(struct adapt_slot *s, int *timed);
+/* The edges of l that take part: a bit for each j, contested, up to
+ * 4 * l3 bytes (l3: the cache the policy plans with; 0: unknown, then
+ * 64 MiB). */
+unsigned ntm_adapt_edges(const struct ladder *l, size_t l3);
+
+/* The least size a call of l takes part from, with edges; SIZE_MAX if
+ * none. */
+size_t ntm_adapt_from(const struct ladder *l, unsigned edges);
+
+/* The edge of those in edges a call of n bytes is tried at (j, for the
+ * edge between rungs j and j + 1), or -1 where none is within a factor
+ * of two of n, or n is below NTM_ADAPT_MIN. */
+int ntm_adapt_edge(const struct ladder *l, unsigned edges, size_t n);
+
+/* The side (0: lower, 1: upper) a call in slot s runs, and in *timed
+ * whether to time it.  own: the ladder's side for the call, in use until
+ * the first trial is decided. */
+unsigned ntm_adapt_side(struct adapt_slot *s, unsigned own, int *timed);
 
 /* A timed call of n bytes on side ran in ns nanoseconds. */
 void ntm_adapt_record(struct adapt_slot *s, unsigned side, size_t n,
@@ -73,14 +84,15 @@ struct adapt_slot *ntm_adapt_slot(int cls, const struct ladder *l, int j,
 void ntm_adapt_counts(int cls, int j, unsigned long long *trials,
 		      unsigned long long *switches);
 
-/* What a call in the process's trial runs, and its clock. */
+/* What a call in the process's trials runs, and its clock. */
 struct adapt_call {
 	struct adapt_slot *slot;        /* NULL: not timed */
 	unsigned side;
 	uint64_t t0;
 };
 const struct variant *ntm_adapt_begin(int cls, const struct ladder *l,
-				      size_t n, struct adapt_call *a);
+				      unsigned edges, size_t n,
+				      struct adapt_call *a);
 void ntm_adapt_end(const struct adapt_call *a, size_t n);
 
 #endif

@@ -268,12 +268,17 @@ static void merge_repeats(struct policy *p)
 	}
 }
 
-/* Per class, the least size a trial takes (SIZE_MAX: none, or adapt=0). */
-static void plan_trials(struct policy *p)
+/* Per class, the edges that take part in trials and the least size that
+ * does (none with adapt=0). */
+static void plan_trials(struct policy *p, const struct cpu *cpu)
 {
-	for (int cls = 0; cls < NTM_CLASSES; cls++)
-		p->adapt_from[cls] = p->adapt ? ntm_adapt_from(&p->ladder[cls])
-					      : SIZE_MAX;
+	struct cache_plan plan;
+	ntm_cpu_plan(cpu, &plan);
+	for (int cls = 0; cls < NTM_CLASSES; cls++) {
+		const struct ladder *l = &p->ladder[cls];
+		p->adapt_edges[cls] = p->adapt ? ntm_adapt_edges(l, plan.caches.l3) : 0;
+		p->adapt_from[cls] = ntm_adapt_from(l, p->adapt_edges[cls]);
+	}
 }
 
 struct policy ntm_the_policy;
@@ -294,7 +299,7 @@ void ntm_policy_build(struct policy *p, const struct cpu *cpu,
 	}
 	drop_unreachable(p, ntm_width_small_max(ntm_width_for(cpu->usable)));
 	merge_repeats(p);
-	plan_trials(p);
+	plan_trials(p, cpu);
 }
 
 size_t ntm_inline_max[2];
@@ -329,7 +334,7 @@ void ntm_policy_trial(enum ntmem_op op, const struct variant *v)
 				  NTMEM_ORIGIN_ENVIRONMENT);
 		ntm_policy_install(&ntm_the_policy.ladder[cls], &l, cls);
 	}
-	plan_trials(&ntm_the_policy);
+	plan_trials(&ntm_the_policy, ntm_cpu());
 	set_inline_max(&ntm_the_policy);
 }
 

@@ -24,9 +24,11 @@ struct policy {
 	size_t min_chunk;
 	enum ntmem_origin threads_origin, min_chunk_origin;
 	/* Trials at contested edges (adapt.h): on unless NTMEM_TUNABLES
-	 * says adapt=0; per class, the least size tried (SIZE_MAX: none). */
+	 * says adapt=0; per class, the edges that take part (a bit per
+	 * edge) and the least size tried (SIZE_MAX: none). */
 	int adapt;
 	enum ntmem_origin adapt_origin;
+	unsigned adapt_edges[NTM_CLASSES];
 	size_t adapt_from[NTM_CLASSES];
 	char default_how[2][NTM_HOW_LEN]; /* per op: where the built-in
 					     ladders came from */

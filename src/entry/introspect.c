@@ -68,13 +68,15 @@ int ntmem_adapt_info(enum ntmem_class cls, struct ntmem_adapt_info *info)
 	*info = (struct ntmem_adapt_info){
 		.on = p ? p->adapt : 0,
 		.origin = p ? p->adapt_origin : NTMEM_ORIGIN_DEFAULT,
-		.period = NTM_ADAPT_PERIOD, .tried = NTM_ADAPT_TRY};
+		.period = NTM_ADAPT_PERIOD, .burst = NTM_ADAPT_BURST,
+		.warm = NTM_ADAPT_WARM};
 	if (!p || !p->adapt)
 		return 0;
 	const struct ladder *l = &p->ladder[cls];
 	for (unsigned j = 0; j + 1 < l->count; j++) {
 		struct ntmem_adapt_edge *e = &info->edge[info->nedges];
-		if (!ntm_adapt_band(l, j, &e->from, &e->to))
+		if (!(p->adapt_edges[cls] >> j & 1) ||
+		    !ntm_adapt_band(l, j, &e->from, &e->to))
 			continue;
 		info->nedges++;
 		e->at = l->to[j];

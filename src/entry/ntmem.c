@@ -57,7 +57,8 @@ __attribute__((noinline)) static void *set_adaptive(const struct policy *p,
 						    void *dst, int c, size_t n)
 {
 	struct adapt_call a;
-	const struct variant *v = ntm_adapt_begin(cls, &p->ladder[cls], n, &a);
+	const struct variant *v = ntm_adapt_begin(cls, &p->ladder[cls],
+						  p->adapt_edges[cls], n, &a);
 	v->set(dst, c, n);
 	ntm_fence_after(ntm_streams(v), 0);
 	ntm_adapt_end(&a, n);
@@ -70,7 +71,8 @@ __attribute__((noinline)) static void *copy_adaptive(const struct policy *p,
 {
 	struct adapt_call a;
 	const struct variant *v =
-		ntm_adapt_begin(NTMEM_CLASS_COPY, &p->ladder[NTMEM_CLASS_COPY], n, &a);
+		ntm_adapt_begin(NTMEM_CLASS_COPY, &p->ladder[NTMEM_CLASS_COPY],
+				p->adapt_edges[NTMEM_CLASS_COPY], n, &a);
 	v->copy(dst, src, n);
 	ntm_fence_after(ntm_streams(v), 0);
 	ntm_adapt_end(&a, n);

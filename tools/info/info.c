@@ -182,9 +182,9 @@ static void print_adapt(void)
 		printf("  trials       none: no cached rung meets a streaming one "
 		       "from 1 MiB\n");
 	else
-		printf("%seach size: %u calls a side in every %u, the rest the "
-		       "faster; NTMEM_TUNABLES adapt=0 turns this off\n", pad,
-		       ai.tried, ai.period);
+		printf("%seach size: %u calls a side (%u untimed) in every %u, "
+		       "the rest the faster; NTMEM_TUNABLES adapt=0 turns this "
+		       "off\n", pad, ai.burst, ai.warm, ai.period);
 }
 
 static void print_text(void)
@@ -283,7 +283,8 @@ static void json_adapt(struct json *j)
 	json_bool(j, "on", ai.on);
 	json_string(j, "origin", ntmem_origin_name(ai.origin));
 	json_uint(j, "period", ai.period);
-	json_uint(j, "tried", ai.tried);
+	json_uint(j, "burst", ai.burst);
+	json_uint(j, "warm", ai.warm);
 	json_array(j, "edges");
 	for (int cls = 0; cls < 3; cls++) {
 		ntmem_adapt_info(cls, &ai);
