@@ -229,11 +229,12 @@ void *ntmem_variant_copy(int id, void *dst, const void *src, size_t n,
  * without flags of at least 1 MiB, within a factor of two of such an
  * edge (one up to 4 times the L3, set by a profile or the built-in
  * ladder, not by NTMEM_TUNABLES), takes part in trials: per power-of-two
- * size, of every 1024 calls the first 8 run the side not in use and the
- * next 8 the side in use (the first 4 of each untimed, while the cache
- * settles), and the other 1008 run the side whose timed calls took less
- * time per byte.  So at most 8 calls in 1024 run the slower side;
- * results and the fence contract are the same on either.
+ * size, of every 1024 calls the first 4 stream (the first untimed), the
+ * next 12 take the cached side (the first 6 untimed, while the cache
+ * settles after the streaming stores), and the other 1008 run the side
+ * whose timed calls took less time per byte.  So at most 12 calls in 1024
+ * run the slower side; results and the fence contract are the same on
+ * either.
  * ntmem_adapt_info() shows the edges and the trials so far.
  */
 enum ntmem_origin {
@@ -308,9 +309,11 @@ struct ntmem_adapt_edge {
 struct ntmem_adapt_info {
 	int on;                    /* 0: off (NTMEM_TUNABLES adapt=0) */
 	enum ntmem_origin origin;
-	unsigned period;           /* calls of one size between trials: 1024 */
-	unsigned burst;            /* calls a side runs in a trial: 8 */
-	unsigned warm;             /* of which untimed: 4 */
+	unsigned period;           /* calls of one size per trial: 1024 */
+	unsigned streamed;         /* of which the trial streams: 4, the
+				      first untimed */
+	unsigned cached;           /* and then caches: 12, */
+	unsigned cached_warm;      /* the first 6 untimed */
 	int nedges;
 	struct ntmem_adapt_edge edge[NTMEM_LADDER_MAX - 1];
 };

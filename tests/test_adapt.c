@@ -101,16 +101,16 @@ static void test_edges(void)
 	}
 }
 
-/* Periods of calls in one slot whose ladder side is own, side fast
- * taking half the time of the other; counts the calls on the slow side
- * and the timed ones. */
+/* Periods of calls in one slot whose ladder side is own and whose upper
+ * side streams, side fast taking half the time of the other; counts the
+ * calls on the slow side and the timed ones. */
 static void run_periods(struct adapt_slot *s, int periods, unsigned own,
 			unsigned fast, unsigned *slow_runs, unsigned *timed_calls)
 {
 	*slow_runs = *timed_calls = 0;
 	for (unsigned i = 0; i < (unsigned)periods * NTM_ADAPT_PERIOD; i++) {
 		int timed;
-		unsigned side = ntm_adapt_side(s, own, &timed);
+		unsigned side = ntm_adapt_side(s, own, 1, &timed);
 		*slow_runs += side != fast;
 		if (timed) {
 			(*timed_calls)++;
@@ -121,21 +121,22 @@ static void run_periods(struct adapt_slot *s, int periods, unsigned own,
 
 static void test_decision(void)
 {
-	const unsigned timed_per = 2 * (NTM_ADAPT_BURST - NTM_ADAPT_WARM);
+	const unsigned timed_per = NTM_ADAPT_STREAMED - 1 + NTM_ADAPT_CACHED -
+				   NTM_ADAPT_CACHED_WARM;
 	struct adapt_slot s;
 	memset(&s, 0, sizeof s);
 	unsigned slow, timed;
-	/* The ladder's side (0) is the slower: the first trial runs the
-	 * other side first and switches. */
-	run_periods(&s, 3, 0, 1, &slow, &timed);
-	t_check(s.pick == 2 && slow == 3 * NTM_ADAPT_BURST && timed == 3 * timed_per &&
-			s.trials == 3 && s.switches == 1,
+	/* The ladder streams (side 1), the cached side is faster: the first
+	 * trial switches, and each trial streams NTM_ADAPT_STREAMED calls. */
+	run_periods(&s, 3, 1, 0, &slow, &timed);
+	t_check(s.pick == 1 && slow == 3 * NTM_ADAPT_STREAMED &&
+			timed == 3 * timed_per && s.trials == 3 && s.switches == 1,
 		"decision: the faster side runs, the slower only in trials",
 		"pick %u, %u slow runs, %u timed, %llu trials, %llu switches", s.pick,
 		slow, timed, s.trials, s.switches);
-	run_periods(&s, 2, 0, 0, &slow, &timed);
-	t_check(s.pick == 1 && s.switches == 2 && s.trials == 5 &&
-			slow == 2 * NTM_ADAPT_BURST,
+	run_periods(&s, 2, 1, 1, &slow, &timed);
+	t_check(s.pick == 2 && s.switches == 2 && s.trials == 5 &&
+			slow == 2 * NTM_ADAPT_CACHED,
 		"decision: when the other side becomes faster, the next trial "
 		"switches", "pick %u, %u slow runs, %llu trials, %llu switches",
 		s.pick, slow, s.trials, s.switches);
@@ -145,10 +146,10 @@ static void test_decision(void)
 	memset(&s, 0, sizeof s);
 	int t, other = 0;
 	for (unsigned i = 0; i < NTM_ADAPT_PERIOD; i++) {
-		unsigned side = ntm_adapt_side(&s, 1, &t);
+		unsigned side = ntm_adapt_side(&s, 1, 1, &t);
 		if (side == 0 && t)
 			ntm_adapt_record(&s, 0, 16 * MiB, 1000);
-		other += i >= 2 * NTM_ADAPT_BURST && side != 1;
+		other += i >= NTM_ADAPT_STREAMED + NTM_ADAPT_CACHED && side != 1;
 	}
 	t_check(s.pick == 0 && s.trials == 0 && other == 0,
 		"decision: none without both sides' times", "pick %u, %d calls "
@@ -173,14 +174,14 @@ static void test_tunable(void)
 		"a bad value ignored and noted", "%d %d %d: %s", on, off, noted, last);
 }
 
-/* Fill, or copy, n bytes through the public call, 2 * BURST + 2 times with
- * a new value each time (both sides of a trial run), and check every
- * byte and the 64 past the end. */
+/* Fill, or copy, n bytes through the public call, a trial's calls and 2
+ * more, with a new value each time (both sides of a trial run), and check
+ * every byte and the 64 past the end. */
 static int exact_calls(enum ntmem_class cls, size_t n, char *why, size_t len)
 {
 	unsigned char *dst = malloc(n + 64), *src = malloc(n), *want = malloc(n);
 	int ok = dst && src && want;
-	for (unsigned k = 0; ok && k < 2 * NTM_ADAPT_BURST + 2; k++) {
+	for (unsigned k = 0; ok && k < NTM_ADAPT_STREAMED + NTM_ADAPT_CACHED + 2; k++) {
 		unsigned char c = cls == NTMEM_CLASS_SET_ZERO ? 0 : (unsigned char)(0x11 * k + 1);
 		memset(dst, 0xee, n + 64);
 		if (cls == NTMEM_CLASS_COPY) {

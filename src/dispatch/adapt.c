@@ -62,11 +62,12 @@ int ntm_adapt_edge(const struct ladder *l, unsigned edges, size_t n)
 	return up >= 0 ? up : down;
 }
 
-/* A period: the burst of the side not in use, then that of the side in
- * use (which so comes back to its cache state before the rest), the
+/* A period: the trial (the streaming side, then the cached side), the
  * decision, and the rest on the faster. */
-unsigned ntm_adapt_side(struct adapt_slot *s, unsigned own, int *timed)
+unsigned ntm_adapt_side(struct adapt_slot *s, unsigned own,
+			unsigned streaming, int *timed)
 {
+	enum { TRIAL = NTM_ADAPT_STREAMED + NTM_ADAPT_CACHED };
 	unsigned k = __atomic_fetch_add(&s->calls, 1, __ATOMIC_RELAXED) %
 		     NTM_ADAPT_PERIOD;
 	unsigned pick = __atomic_load_n(&s->pick, __ATOMIC_RELAXED);
@@ -76,11 +77,15 @@ unsigned ntm_adapt_side(struct adapt_slot *s, unsigned own, int *timed)
 		__atomic_store_n(&s->best[0], UINT64_MAX, __ATOMIC_RELAXED);
 		__atomic_store_n(&s->best[1], UINT64_MAX, __ATOMIC_RELAXED);
 	}
-	if (k < 2 * NTM_ADAPT_BURST) {
-		*timed = k % NTM_ADAPT_BURST >= NTM_ADAPT_WARM;
-		return k < NTM_ADAPT_BURST ? !in_use : in_use;
+	if (k < NTM_ADAPT_STREAMED) {
+		*timed = k > 0;
+		return streaming;
 	}
-	if (k == 2 * NTM_ADAPT_BURST) {
+	if (k < TRIAL) {
+		*timed = k - NTM_ADAPT_STREAMED >= NTM_ADAPT_CACHED_WARM;
+		return !streaming;
+	}
+	if (k == TRIAL) {
 		uint64_t lo = __atomic_load_n(&s->best[0], __ATOMIC_RELAXED);
 		uint64_t hi = __atomic_load_n(&s->best[1], __ATOMIC_RELAXED);
 		if (lo != UINT64_MAX && hi != UINT64_MAX) {
@@ -152,7 +157,8 @@ const struct variant *ntm_adapt_begin(int cls, const struct ladder *l,
 		return l->v[i];
 	struct adapt_slot *s = ntm_adapt_slot(cls, l, j, n);
 	int timed;
-	unsigned side = ntm_adapt_side(s, i > (unsigned)j, &timed);
+	unsigned side = ntm_adapt_side(s, i > (unsigned)j,
+				       ntm_streams(l->v[j + 1]), &timed);
 	if (timed) {
 		a->slot = s;
 		a->side = side;

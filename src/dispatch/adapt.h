@@ -11,14 +11,16 @@
  * So a call within a factor of two of an edge between a cached and a
  * streaming rung, from NTM_ADAPT_MIN bytes (tens of microseconds: two
  * clock reads cost nothing next to it), takes part in trials: per
- * power-of-two size, every NTM_ADAPT_PERIOD calls, NTM_ADAPT_BURST calls
- * run the side not in use and as many the side in use, the first
- * NTM_ADAPT_WARM of each untimed: a cached memset of 16 MiB that
- * streaming stores have just evicted takes 5 to 8 calls to come back to
- * L3 speed (14, 19, 25, 26, 32, 31, 33, 36 GB/s on Zen 3).  The rest run
- * the side whose timed calls took fewer nanoseconds a byte.  Only edges
- * up to 4 times the L3 take part, where the cache's share decides;
- * edges NTMEM_TUNABLES set are left as set, and adapt=0 turns it off.
+ * power-of-two size, every NTM_ADAPT_PERIOD calls, NTM_ADAPT_STREAMED
+ * calls run the streaming side (the first untimed), then
+ * NTM_ADAPT_CACHED the cached side, the first NTM_ADAPT_CACHED_WARM of
+ * them untimed: streaming stores evict what they write, and a cached
+ * memset of 16 MiB then takes 5 to 8 calls to come back to L3 speed (14,
+ * 19, 25, 26, 32, 31, 33, 36 GB/s on Zen 3).  Ending on the cached side
+ * leaves the cache settled if it wins.  The rest of the period runs the
+ * side whose timed calls took fewer nanoseconds a byte.  Only edges up
+ * to 4 times the L3 take part, where the cache's share decides; edges
+ * NTMEM_TUNABLES set are left as set, and adapt=0 turns it off.
  */
 #ifndef NTM_ADAPT_H
 #define NTM_ADAPT_H
@@ -30,8 +32,9 @@
 
 #define NTM_ADAPT_MIN ((size_t)1 << 20)
 #define NTM_ADAPT_PERIOD 1024u
-#define NTM_ADAPT_BURST 8u
-#define NTM_ADAPT_WARM 4u
+#define NTM_ADAPT_STREAMED 4u
+#define NTM_ADAPT_CACHED 12u
+#define NTM_ADAPT_CACHED_WARM 6u
 
 /* One size (a power of two) at one edge: touched with atomics only, so
  * any thread, a signal handler included, may take part. */
@@ -68,8 +71,9 @@ int ntm_adapt_edge(const struct ladder *l, unsigned edges, size_t n);
 
 /* The side (0: lower, 1: upper) a call in slot s runs, and in *timed
  * whether to time it.  own: the ladder's side for the call, in use until
- * the first trial is decided. */
-unsigned ntm_adapt_side(struct adapt_slot *s, unsigned own, int *timed);
+ * the first trial is decided; streaming: the side that streams. */
+unsigned ntm_adapt_side(struct adapt_slot *s, unsigned own,
+			unsigned streaming, int *timed);
 
 /* A timed call of n bytes on side ran in ns nanoseconds. */
 void ntm_adapt_record(struct adapt_slot *s, unsigned side, size_t n,

@@ -68,8 +68,8 @@ int ntmem_adapt_info(enum ntmem_class cls, struct ntmem_adapt_info *info)
 	*info = (struct ntmem_adapt_info){
 		.on = p ? p->adapt : 0,
 		.origin = p ? p->adapt_origin : NTMEM_ORIGIN_DEFAULT,
-		.period = NTM_ADAPT_PERIOD, .burst = NTM_ADAPT_BURST,
-		.warm = NTM_ADAPT_WARM};
+		.period = NTM_ADAPT_PERIOD, .streamed = NTM_ADAPT_STREAMED,
+		.cached = NTM_ADAPT_CACHED, .cached_warm = NTM_ADAPT_CACHED_WARM};
 	if (!p || !p->adapt)
 		return 0;
 	const struct ladder *l = &p->ladder[cls];

@@ -182,9 +182,10 @@ static void print_adapt(void)
 		printf("  trials       none: no cached rung meets a streaming one "
 		       "from 1 MiB\n");
 	else
-		printf("%seach size: %u calls a side (%u untimed) in every %u, "
-		       "the rest the faster; NTMEM_TUNABLES adapt=0 turns this "
-		       "off\n", pad, ai.burst, ai.warm, ai.period);
+		printf("%seach size, every %u calls: %u streamed, %u cached "
+		       "(the first %u of those untimed), the rest the faster; "
+		       "NTMEM_TUNABLES adapt=0 turns this off\n", pad,
+		       ai.period, ai.streamed, ai.cached, ai.cached_warm);
 }
 
 static void print_text(void)
@@ -283,8 +284,9 @@ static void json_adapt(struct json *j)
 	json_bool(j, "on", ai.on);
 	json_string(j, "origin", ntmem_origin_name(ai.origin));
 	json_uint(j, "period", ai.period);
-	json_uint(j, "burst", ai.burst);
-	json_uint(j, "warm", ai.warm);
+	json_uint(j, "streamed", ai.streamed);
+	json_uint(j, "cached", ai.cached);
+	json_uint(j, "cached_warm", ai.cached_warm);
 	json_array(j, "edges");
 	for (int cls = 0; cls < 3; cls++) {
 		ntmem_adapt_info(cls, &ai);
