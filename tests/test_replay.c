@@ -316,11 +316,10 @@ static void report(const char *what, const char *ladder, const struct verdict *v
 		"first: %s", failed, checked, why);
 }
 
-/* Each class's recordings: NAME.json, then NAME.2.json and so on, from
- * separate runs of "make record". */
+/* Each class's recordings: NAME.json, then NAME.2.json and so on (up to
+ * NAME.9.json), from separate runs of "make record". */
 static void replay_machine(const char *name)
 {
-	static const char *const runs[] = {"", ".2", ".3"};
 	for (int cls = 0; cls < 3; cls++) {
 		struct verdict b, f, u;
 		verdict_start(&b, 0);
@@ -329,11 +328,13 @@ static void replay_machine(const char *name)
 		int recordings = 0;
 		char what[160];
 		snprintf(what, sizeof what, "replay %s %s", name, class_file[cls]);
-		for (size_t r = 0; r < sizeof runs / sizeof runs[0]; r++) {
-			char path[512];
+		for (int r = 1; r <= 9; r++) {
+			char path[512], suffix[8] = "";
 			static struct table t;
+			if (r > 1)
+				snprintf(suffix, sizeof suffix, ".%d", r);
 			snprintf(path, sizeof path, "%s/%s/%.*s%s.json", DATA, name,
-				 (int)(strlen(class_file[cls]) - 5), class_file[cls], runs[r]);
+				 (int)(strlen(class_file[cls]) - 5), class_file[cls], suffix);
 			struct t_json *j = load(path, &t);
 			if (!j)
 				continue;
