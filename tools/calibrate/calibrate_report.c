@@ -257,8 +257,17 @@ static void print_parallel(const struct cal_parallel *r)
 		       r->threads,
 		       ntm_format_size(r->min_chunk * r->threads, s, sizeof s),
 		       ntm_format_size(r->min_chunk, t, sizeof t));
+	else if (r->n)
+		/* The setting is a size from which a split pays: one that pays
+		 * only inside the cache, as two threads often do, has none. */
+		printf("\nparallel memset on %u threads: no size from which it "
+		       "pays 1.1x up to %s (%.2fx there); the built-in least "
+		       "bytes a thread stays\n", r->threads,
+		       ntm_format_size(r->sizes[r->n - 1], s, sizeof s),
+		       r->ratio[r->n - 1]);
 	else
-		printf("\nparallel memset on %u threads: never paid 1.1x\n", r->threads);
+		printf("\nparallel memset on %u threads: no size measured\n",
+		       r->threads);
 	printf("  %10s %9s %9s %7s\n", "size", "1 thread", "parallel", "ratio");
 	for (size_t i = 0; i < r->n; i++)
 		printf("  %10s %9.2f %9.2f %6.2fx\n",
