@@ -112,17 +112,24 @@
 
 /*
  * n <= 8 vectors; above 8, a jump to \above (blank: n is at most 8
- * vectors).  not2 (non-blank): the caller has excluded one to two
- * vectors.
+ * vectors).  Where the caller knows more (non-blank): not2, n is not one
+ * to two vectors; upto2, n is at most two, and only those classes are
+ * written; over1, n is over one vector, and no class below is written.
  *
  * Every class up to 8 vectors is at most one taken branch from the
  * entry, and the one past 4 vectors starts a 64-byte line: on Zen 3 a
  * second taken branch, or a target mid-line, cost a 256-byte copy 10-20%
  * (68 against glibc's 82 GB/s), and glibc's memcpy takes one there.
  */
-.macro COPY_SMALL V, movu, r0, r1, r2, r3, r4, r5, r6, r7, h32a, h32b, h16a, h16b, movh, d, s, n, tail_first, fin, arg, above, not2
+.macro COPY_SMALL V, movu, r0, r1, r2, r3, r4, r5, r6, r7, h32a, h32b, h16a, h16b, movh, d, s, n, tail_first, fin, arg, above, not2, upto2, over1
+	.ifb \over1
 	cmp	$\V, \n
 	jb	.Lcs_below_\@
+	.endif
+	.ifnb \upto2
+	COPY_PAIR \V, \movu, \r0, \r1, \movu, \r0, \r1, \d, \s, \n, \tail_first
+	\fin	\arg
+	.else
 	cmp	$4*\V, \n
 	ja	.Lcs_above4_\@
 	.ifb \not2
@@ -165,6 +172,8 @@
 	\movu	\r7, -\V(\d,\n)
 	.endif
 	\fin	\arg
+	.endif
+	.ifb \over1
 	.p2align 6
 .Lcs_below_\@:
 	BELOW_LADDER \V, \n, .Lcs\@_
@@ -188,6 +197,7 @@
 	.endif
 	COPY_CLASS .Lcs\@_8, 8, mov, %r9, %r11, mov, %r9, %r11, \d, \s, \n, \tail_first, \fin, \arg
 	COPY_CLASS .Lcs\@_4, 4, mov, %r9d, %r11d, mov, %r9d, %r11d, \d, \s, \n, \tail_first, \fin, \arg
+	.endif
 .endm
 
 /* Aligned 4-vector blocks from rcx while rcx < \end, from rcx + r8. */
