@@ -41,17 +41,16 @@ size_t ntm_adapt_from(const struct ladder *l, unsigned edges)
 	return SIZE_MAX;
 }
 
-/* Edge j of edges, with n within a factor of two of it, either side. */
+/* Edge j is one of edges, and n in its band. */
 static int near(const struct ladder *l, unsigned edges, unsigned j, size_t n)
 {
-	return j + 1 < l->count && edges >> j & 1 && n >= l->to[j] / 2 &&
-	       n / 2 <= l->to[j];
+	size_t from, to;
+	return edges >> j & 1 && ntm_adapt_band(l, j, &from, &to) && n >= from &&
+	       n <= to;
 }
 
 int ntm_adapt_edge(const struct ladder *l, unsigned edges, size_t n)
 {
-	if (n < NTM_ADAPT_MIN)
-		return -1;
 	unsigned i = ntm_ladder_rung(l, n);
 	int up = near(l, edges, i, n) ? (int)i : -1;
 	int down = i > 0 && near(l, edges, i - 1, n) ? (int)i - 1 : -1;

@@ -204,6 +204,15 @@ static void apply_profile(struct policy *p, const struct cpu *cpu,
 	}
 }
 
+/* Rung i of l becomes rung keep (keep <= i), as an edit compacts it. */
+static void keep_rung(struct ladder *l, unsigned keep, unsigned i)
+{
+	l->to[keep] = l->to[i];
+	l->v[keep] = l->v[i];
+	l->cached[keep] = l->cached[i];
+	l->origin[keep] = l->origin[i];
+}
+
 /* Rungs that end at or below reach + 1 serve no call: the entry points
  * take every call of up to reach bytes themselves (the small path).  Such
  * a rung would read as an empty band, "[257 B, 64 B)", so it goes; a
@@ -225,11 +234,7 @@ static void drop_unreachable(struct policy *p, size_t reach)
 				}
 				continue;
 			}
-			l->to[keep] = l->to[i];
-			l->v[keep] = l->v[i];
-			l->cached[keep] = l->cached[i];
-			l->origin[keep] = l->origin[i];
-			keep++;
+			keep_rung(l, keep++, i);
 		}
 		l->count = keep;
 		if (!inside)
@@ -258,11 +263,7 @@ static void merge_repeats(struct policy *p)
 				l->to[keep - 1] = l->to[i];
 				continue;
 			}
-			l->to[keep] = l->to[i];
-			l->v[keep] = l->v[i];
-			l->cached[keep] = l->cached[i];
-			l->origin[keep] = l->origin[i];
-			keep++;
+			keep_rung(l, keep++, i);
 		}
 		l->count = keep;
 	}

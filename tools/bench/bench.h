@@ -111,6 +111,9 @@ int bench_measure(struct bench_opts *o, struct cli_error *e);
 void bench_print_table(const struct bench_opts *o, const struct machine *m);
 void bench_print_json(const struct bench_opts *o, const struct machine *m);
 void bench_print_csv(const struct bench_opts *o);
+/* The "skipped" array of both JSON reports (bench_report.c). */
+struct json;
+void bench_skipped_json(struct json *j, const struct bench_opts *o);
 /* The table's last lines (bench_summary.c): per thread count, the fastest
  * method over each range of sizes, and auto against glibc, from o's
  * results alone.  Its first line starts "# summary"; nothing when there

@@ -171,13 +171,6 @@ void bench_mix_print_json(const struct bench_opts *o,
 		for (size_t k = 0; k < m->mix[i].nresults; k++)
 			result_json(&j, o, &m->mix[i], &m->mix[i].results[k]);
 	json_end(&j);
-	json_array(&j, "skipped");
-	for (size_t i = 0; i < o->nskipped; i++) {
-		json_object(&j, NULL);
-		json_string(&j, "what", o->skipped[i].what);
-		json_string(&j, "reason", o->skipped[i].why);
-		json_end(&j);
-	}
-	json_end(&j);
+	bench_skipped_json(&j, o);
 	json_finish(&j);
 }

@@ -120,6 +120,18 @@ void bench_print_table(const struct bench_opts *o, const struct machine *m)
 	bench_print_summary(o, stdout);
 }
 
+void bench_skipped_json(struct json *j, const struct bench_opts *o)
+{
+	json_array(j, "skipped");
+	for (size_t i = 0; i < o->nskipped; i++) {
+		json_object(j, NULL);
+		json_string(j, "what", o->skipped[i].what);
+		json_string(j, "reason", o->skipped[i].why);
+		json_end(j);
+	}
+	json_end(j);
+}
+
 void bench_print_json(const struct bench_opts *o, const struct machine *m)
 {
 	char value[64];
@@ -176,14 +188,7 @@ void bench_print_json(const struct bench_opts *o, const struct machine *m)
 		json_end(&j);
 	}
 	json_end(&j);
-	json_array(&j, "skipped");
-	for (size_t i = 0; i < o->nskipped; i++) {
-		json_object(&j, NULL);
-		json_string(&j, "what", o->skipped[i].what);
-		json_string(&j, "reason", o->skipped[i].why);
-		json_end(&j);
-	}
-	json_end(&j);
+	bench_skipped_json(&j, o);
 	json_finish(&j);
 }
 
