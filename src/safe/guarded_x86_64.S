@@ -215,7 +215,7 @@ ntm_replay_set:
 	lea	4*\V(%rdi), %rcx
 	and	$-\V, %rcx
 	lea	-4*\V(%r10), %r9
-	COPY_BLOCKS \V, \movu, \mova, \r0, \r1, \r2, \r3, %r9
+	COPY_BLOCKS \V, \movu, \mova, \r0, \r1, \r2, %r9
 	LOAD_4V	\V, \movu, \r0, \r1, \r2, \r3, %r9, %r8
 	STORE_4V \V, \movu, \r0, \r1, \r2, \r3, %r9
 	\fin	\arg
