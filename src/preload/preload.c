@@ -137,8 +137,8 @@ static void *early_copy(void *dst, const void *src, size_t n)
  * small call a measurable share of its time (in the fleet's size mixes,
  * 5-15% over glibc's memcpy; docs/results.md).  On x86-64 the small paths
  * read no data: memcpy, memmove and their _chk forms run them inline
- * below ntm_shim_copy_below (SSE2 up to 32 bytes, AVX2 above, where the
- * CPU has it), memset and __memset_chk the SSE2 width's below
+ * up to 256 bytes (SSE2 up to 32, AVX2 above, where the CPU has it;
+ * the three limits below), memset and __memset_chk the SSE2 width's below
  * ntm_shim_direct_below (preload_x86_64.S), and the other names below
  * ntm_shim_direct_below jump straight to the SSE2 entry points.  The
  * limits are 0 until the constructor has routed the calls, and while
@@ -146,10 +146,12 @@ static void *early_copy(void *dst, const void *src, size_t n)
  */
 #if defined(__x86_64__)
 #define DIRECT_BELOW (8 * 16 + 1)
-/* The copies in preload_x86_64.S: SSE2 up to 32 bytes, then AVX2 up to
- * 8 of its vectors where the CPU has it. */
-#define COPY_AVX2_BELOW (8 * 32 + 1)
-#define COPY_SSE2_BELOW (2 * 16 + 1)
+/* The copies in preload_x86_64.S: SSE2 up to 32 bytes, then the AVX2
+ * width's pair and its 4 and 8 vectors, where the CPU has it.  Each limit
+ * is the first size it does not admit. */
+#define COPY_SSE2_END (2 * 16 + 1)
+#define COPY_PAIR_END (2 * 32 + 1)
+#define COPY_END (8 * 32 + 1)
 NTM_HIDDEN void *ntm_entry_set_sse2(void *dst, int c, size_t n);
 NTM_HIDDEN void *ntm_entry_copy_sse2(void *dst, const void *src, size_t n);
 #define direct_set ntm_entry_set_sse2
@@ -160,7 +162,9 @@ NTM_HIDDEN void *ntm_entry_copy_sse2(void *dst, const void *src, size_t n);
 #define direct_copy early_copy
 #endif
 NTM_HIDDEN size_t ntm_shim_direct_below;
-NTM_HIDDEN size_t ntm_shim_copy_below;
+NTM_HIDDEN size_t ntm_shim_copy_sse2_end;
+NTM_HIDDEN size_t ntm_shim_copy_pair_end;
+NTM_HIDDEN size_t ntm_shim_copy_end;
 
 /* Empty (zero, in .bss: nothing to relocate) until the constructor. */
 static union shim_route routes[SHIM_FUNCTIONS];
@@ -181,9 +185,13 @@ void ntm_shim_route_all(int counting)
 	__atomic_store_n(&ntm_shim_direct_below, counting ? 0 : DIRECT_BELOW,
 			 __ATOMIC_RELAXED);
 #if defined(__x86_64__)
-	int avx2 = w->width == NTM_WIDTH_AVX2 || w->width == NTM_WIDTH_AVX512;
-	__atomic_store_n(&ntm_shim_copy_below,
-			 counting ? 0 : avx2 ? COPY_AVX2_BELOW : COPY_SSE2_BELOW,
+	int avx2 = !counting && (w->width == NTM_WIDTH_AVX2 ||
+				 w->width == NTM_WIDTH_AVX512);
+	__atomic_store_n(&ntm_shim_copy_end, avx2 ? COPY_END : 0,
+			 __ATOMIC_RELAXED);
+	__atomic_store_n(&ntm_shim_copy_pair_end, avx2 ? COPY_PAIR_END : 0,
+			 __ATOMIC_RELAXED);
+	__atomic_store_n(&ntm_shim_copy_sse2_end, counting ? 0 : COPY_SSE2_END,
 			 __ATOMIC_RELAXED);
 #endif
 }

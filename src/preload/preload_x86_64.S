@@ -2,19 +2,22 @@
  * preload_x86_64.S - the shim's busiest names on x86-64: memcpy, memmove,
  * memset and their _FORTIFY_SOURCE forms.
  *
- * A small call runs its stores right here, from the same macros as the
- * entry points: no jump between the caller and its stores.  A jump more,
- * to an entry point or through a route, costs a small call a measurable
- * share of its time; in the fleet's size mixes it put the shim 5-15%
- * behind glibc's memcpy (docs/results.md).  The sets run the SSE2
- * width's small path below ntm_shim_direct_below; the copies run SSE2's
- * up to 32 bytes and AVX2's above, below ntm_shim_copy_below, which
- * admits no copy over 32 bytes where the CPU lacks AVX2.  The small paths
- * read no data but those limits, RIP-relative in .bss, so they are safe
- * before this object is relocated; the limits are 0 until the
- * constructor has routed the calls, and while counting for ntmem run
- * --report, so that every call then goes on to its route:
- * ntm_shim_routed_NAME, in preload.c.
+ * A small call runs its stores right here: no jump between the caller
+ * and its stores.  A jump more, to an entry point or through a route,
+ * costs a small call a measurable share of its time; in the fleet's size
+ * mixes it put the shim 5-15% behind glibc's memcpy (docs/results.md).
+ * So does a compare more: each limit is therefore one of the compares
+ * that pick the size class, not a test in front of them.
+ *
+ * The sets run the SSE2 width's small path below ntm_shim_direct_below.
+ * The copies run the SSE2 classes below ntm_shim_copy_sse2_end (to 32
+ * bytes), the AVX2 width's pair below ntm_shim_copy_pair_end (to 64)
+ * and its 4 and 8 vectors below ntm_shim_copy_end (to 256); the last two
+ * are 0 where the CPU lacks AVX2.  The small paths read no data but
+ * those limits, RIP-relative in .bss, so they are safe before this
+ * object is relocated; the limits are 0 until the constructor has routed
+ * the calls, and while counting for ntmem run --report, so that every
+ * call then goes on to its route: ntm_shim_routed_NAME, in preload.c.
  */
 #include "variants/classes_x86_64.h"
 
@@ -37,26 +40,88 @@
 .endm
 
 /*
- * name(dst, src, n[, dstlen]).  Up to 32 bytes the SSE2 classes, whose
- * 16-32 byte pair takes no branch; above, the AVX2 width's, 33-64 bytes
- * in two moves where SSE2 needs four.  With the SSE2 classes throughout,
- * the shim took 1.10x glibc's time on a mix of 33-64 byte copies and up
- * to 1.12x on the fleet mixes richest in them; now 0.98x and at most
- * 0.98x (docs/results.md).  The limit admits calls above 32 bytes only
- * where the CPU has AVX2, so no other test is needed.
+ * The copies below 16 bytes, with fewer branches than the entry points'
+ * classes.  In a program's mix of sizes the branches that pick a class
+ * are most of what a small copy costs, each mispredicted one some 15
+ * cycles.  Below 16 bytes the entry points test for 8, 4, 0 and 1 bytes;
+ * these test for 4 and 0: 4-15 bytes are four 4-byte moves and 1-3 three
+ * byte moves, with no branch inside.  On the fleet mixes that took the
+ * shim from 0.97-1.03x glibc's time to 0.80-0.94x (docs/results.md).
+ * Scratch: rcx, r8-r11; everything is loaded before anything is stored,
+ * so these are also memmove.
+ */
+
+/* 1 <= n <= 3: the bytes at 0, n/2 and n - 1, which are all n. */
+.macro COPY_1_TO_3
+	mov	%rdx, %r8
+	shr	%r8
+	movzbl	(%rsi), %ecx
+	movzbl	(%rsi,%r8), %r9d
+	movzbl	-1(%rsi,%rdx), %r10d
+	mov	%cl, (%rdi)
+	mov	%r9b, (%rdi,%r8)
+	mov	%r10b, -1(%rdi,%rdx)
+.endm
+
+/* 4 <= n <= 16: 4 bytes at 0, p, n - 4 - p and n - 4, where p is 4 from
+ * 8 bytes on, else 0 (the middle two then repeat the outer two).  rsi
+ * is loaded last, over itself. */
+.macro COPY_4_TO_16
+	mov	%edx, %ecx
+	and	$8, %ecx
+	shr	%ecx
+	lea	-4(%rdx), %r8
+	sub	%rcx, %r8
+	mov	(%rsi), %r9d
+	mov	(%rsi,%rcx), %r10d
+	mov	(%rsi,%r8), %r11d
+	mov	-4(%rsi,%rdx), %esi
+	mov	%r9d, (%rdi)
+	mov	%r10d, (%rdi,%rcx)
+	mov	%r11d, (%rdi,%r8)
+	mov	%esi, -4(%rdi,%rdx)
+.endm
+
+/*
+ * name(dst, src, n[, dstlen]).  Below 16 bytes the two classes above;
+ * then the pair of 16-byte moves to 32 bytes, and the AVX2 width's
+ * classes above, 33-64 bytes in two moves where SSE2 needs four.  The
+ * first two limits are class compares: a test in front of the classes
+ * cost 5% on the fleet mixes (docs/results.md).  A size at or above a
+ * limit goes on to the next test, and the last routes it.
  */
 .macro SHIM_COPY name, chk
 SHIM_FUNCTION \name
 	CHECK_DSTLEN \chk
-	cmp	ntm_shim_copy_below(%rip), %rdx
-	jae	ntm_shim_routed_\name
 	mov	%rdi, %rax
-	cmp	$32, %rdx
-	ja	.Lwide_\name
-	COPY_SMALL 16, movdqu, %xmm0, %xmm1, %xmm2, %xmm3, %xmm4, %xmm5, %xmm6, %xmm7, none, none, none, none, movdqu, %rdi, %rsi, %rdx, 0, RETURN, 0, , , upto2
+	cmp	ntm_shim_copy_sse2_end(%rip), %rdx
+	jae	.Lpair_\name
+	cmp	$16, %rdx
+	jb	.Lbelow16_\name
+	COPY_PAIR 16, movdqu, %xmm0, %xmm1, movdqu, %xmm0, %xmm1, %rdi, %rsi, %rdx, 0
+	ret
+	.p2align 5
+.Lbelow16_\name:
+	cmp	$4, %rdx
+	jb	.Lbelow4_\name
+	COPY_4_TO_16
+	ret
+.Lbelow4_\name:
+	test	%rdx, %rdx
+	jz	.Lnone_\name
+	COPY_1_TO_3
+.Lnone_\name:
+	ret
 	.p2align 6
-.Lwide_\name:
-	COPY_SMALL 32, vmovdqu, %ymm0, %ymm1, %ymm2, %ymm3, %ymm4, %ymm5, %ymm6, %ymm7, none, none, %xmm0, %xmm1, vmovdqu, %rdi, %rsi, %rdx, 0, RETURN, 1, , , , over1
+.Lpair_\name:
+	cmp	ntm_shim_copy_pair_end(%rip), %rdx
+	jae	.Lmore_\name
+	COPY_PAIR 32, vmovdqu, %ymm0, %ymm1, vmovdqu, %ymm0, %ymm1, %rdi, %rsi, %rdx, 0
+	RETURN	1
+.Lmore_\name:
+	cmp	ntm_shim_copy_end(%rip), %rdx
+	jae	ntm_shim_routed_\name
+	COPY_SMALL 32, vmovdqu, %ymm0, %ymm1, %ymm2, %ymm3, %ymm4, %ymm5, %ymm6, %ymm7, none, none, %xmm0, %xmm1, vmovdqu, %rdi, %rsi, %rdx, 0, RETURN, 1, , 1, , over1
 	.size	\name, .-\name
 .endm
 

@@ -141,8 +141,8 @@ static int check_one(const struct fn *f, size_t n, size_t dalign,
 }
 
 static const size_t sizes[] = {
-	0, 1, 2, 3, 4, 7, 8, 9, 15, 16, 17, 31, 32, 33, 63, 64, 65, 100,
-	127, 128, 129, 255, 256, 257, 511, 512, 513, 1000, 1023, 1024, 1025,
+	0, 1, 2, 3, 4, 5, 7, 8, 9, 12, 15, 16, 17, 24, 31, 32, 33, 48, 63,
+	64, 65, 100, 127, 128, 129, 255, 256, 257, 511, 512, 513, 1000, 1023, 1024, 1025,
 	2049, 4095, 4096, 4097, 8191, 65536 + 3, (1u << 20) + 5, MAX_N,
 };
 
@@ -172,7 +172,8 @@ static void results_of(const struct fn *f)
  * backwards, inside the small path and beyond it. */
 static void overlap_of(const struct fn *f)
 {
-	static const size_t ns[] = {5, 40, 300, 600, 5000, (1u << 20) + 3};
+	static const size_t ns[] = {2, 3, 5, 12, 20, 40, 300, 600, 5000,
+				    (1u << 20) + 3};
 	static const long shifts[] = {1, -1, 7, -7, 64, -64, 4097, -4097};
 	char name[64];
 	snprintf(name, sizeof name, "overlap %s", f->name);
