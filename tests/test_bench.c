@@ -580,6 +580,42 @@ static void test_schedule(void)
 		"seen %zu", s.seen);
 }
 
+/* A callable that only counts its calls. */
+static int count_call(void *arg, size_t size)
+{
+	(void)size;
+	++*(long *)arg;
+	return 0;
+}
+
+/* Before a run: loops / 8 untimed calls, or as many as move settle_bytes
+ * when that is more, so that a large size starts from its own caches. */
+static void test_settle(void)
+{
+	static const struct {
+		size_t size, settle;
+		long loops, want;
+	} cases[] = {
+		{16u << 20, 0, 8, 1 + 8},             /* at least one untimed */
+		{16u << 20, 64u << 20, 8, 4 + 8},     /* 64 MiB in 16 MiB calls */
+		{16u << 20, (64u << 20) + 1, 8, 5 + 8}, /* rounded up */
+		{16u << 20, 64u << 20, 80, 10 + 80},  /* loops / 8 is more */
+		{1u << 30, 64u << 20, 1, 1 + 1},      /* one call moves more */
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		long calls = 0;
+		double gbps = 0;
+		struct benchfn f = {"count", count_call, &calls};
+		int rc = benchfn_time(&f, cases[i].size, cases[i].loops,
+				      cases[i].settle, &gbps);
+		t_check(rc == 0 && calls == cases[i].want && gbps > 0,
+			"benchfn_time: untimed calls settle the caches first",
+			"size %zu, settle %zu, loops %ld: %ld calls (want %ld), rc %d",
+			cases[i].size, cases[i].settle, cases[i].loops, calls,
+			cases[i].want, rc);
+	}
+}
+
 /* A thread bench starts after pinning its own must still see every CPU
  * the process had: the plain split puts its parts there. */
 static void test_allowed_after_pin(void)
@@ -597,6 +633,7 @@ int main(void)
 {
 	cli_command = "bench";
 	test_schedule();
+	test_settle();
 	test_valid_options();
 	test_bad_options();
 	test_json("memset");

@@ -26,6 +26,23 @@ static void progress(void *arg, size_t fn, long round)
 	fflush(stderr);
 }
 
+/* What the untimed calls before each run move at least (benchfn.h):
+ * twice the last-level cache, so that a run starts from the caches its
+ * own function leaves, not the one before it; at most SETTLE_MAX, a few
+ * milliseconds at memory speed, where a CPU reports a huge L3. */
+#define SETTLE_MAX ((size_t)256 << 20)
+static size_t settle_bytes(void)
+{
+	static size_t bytes = (size_t)-1;
+	if (bytes == (size_t)-1) {
+		struct ntmem_cpu_info cpu;
+		ntmem_cpu_info(&cpu);
+		size_t llc = cpu.planned.l3 ? cpu.planned.l3 : cpu.planned.l2;
+		bytes = llc < SETTLE_MAX / 2 ? 2 * llc : SETTLE_MAX;
+	}
+	return bytes;
+}
+
 /* Every function on every thread count at one size, on buffers already
  * set up: all of them interleaved in one set of rounds. */
 static int measure_size(struct bench_opts *o, struct progress_ctx *pc,
@@ -49,7 +66,8 @@ static int measure_size(struct bench_opts *o, struct progress_ctx *pc,
 	if (!r.gbps)
 		return cli_error(e, CLI_FAILED, "out of memory");
 	struct benchfn_plan plan = {fns, nf, size, o->runs, o->loops,
-				    BENCH_MIN_RUN_NS, o->progress ? progress : NULL, pc};
+				    BENCH_MIN_RUN_NS, o->progress ? progress : NULL, pc,
+				    settle_bytes()};
 	if (benchfn_run(&plan, &r)) {
 		int err = errno;
 		free(r.gbps);

@@ -115,7 +115,8 @@ static int measure_mix(struct bench_opts *o, struct bench_mix *mix,
 	int rc = 0;
 	pc->mix = mix;
 	struct benchfn_plan plan = {fns, o->nfns, MIX_CALLS, o->runs, o->loops,
-				    BENCH_MIN_RUN_NS, o->progress ? progress : NULL, pc};
+				    BENCH_MIN_RUN_NS, o->progress ? progress : NULL, pc,
+				    0 /* 16 KiB buffers: loops / 8 calls settle them */};
 	if (!r.gbps)
 		rc = cli_error(e, CLI_FAILED, "out of memory");
 	else if (benchfn_run(&plan, &r))

@@ -65,7 +65,8 @@ void bench_print_table(const struct bench_opts *o, const struct machine *m)
 	else
 		snprintf(calls, sizeof calls, "%s", "calls for about 20 ms");
 	printf("# ntmem bench %s: GB/s (10^9 bytes/s), mean and sample stdev of "
-	       "%ld run%s (%s each, after an eighth as many untimed)\n", op_name(o), o->runs,
+	       "%ld run%s (%s each, after an eighth as many untimed, and at "
+	       "least twice the last-level cache)\n", op_name(o), o->runs,
 	       o->runs == 1 ? "" : "s", calls);
 	printf("# cpu       %s, %u online, pinned to CPU %d\n", m->cpu,
 	       m->online_cpus, o->cpu);

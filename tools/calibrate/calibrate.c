@@ -221,7 +221,7 @@ static int time_point(const struct cal_options *o, struct cal_class *k,
 		fns[i] = (struct benchfn){k->cands[idx[i]].name, call_trial, &trials[i]};
 	}
 	struct benchfn_plan plan = {fns, n, size, rounds, 0, cal_run_ns(o->effort, size),
-				    NULL, NULL};
+				    NULL, NULL, 0};
 	struct benchfn_result res = {gbps, loops, 0};
 	int failed = benchfn_run(&plan, &res);
 	buffers_free(&b);

@@ -61,7 +61,7 @@ int cal_parallel(const struct cal_options *o, const struct cal_class *zero,
 					 {"parallel", call_par, &calls[1]}};
 		struct benchfn_plan plan = {fns, 2, size, rounds, 0,
 					    cal_run_ns(o->effort, size),
-					    NULL, NULL};
+					    NULL, NULL, 0};
 		struct benchfn_result res = {gbps, loops, 0};
 		ntm_policy_trial(NTMEM_OP_SET, rung_for(zero, size));
 		if (benchfn_run(&plan, &res))

@@ -62,11 +62,21 @@ static int timed_calls(const struct benchfn *f, size_t size, long loops,
 	return 0;
 }
 
+/* The untimed calls before a run of loops calls (see benchfn.h). */
+static long warm_calls(size_t size, long loops, size_t settle_bytes)
+{
+	long warm = loops / 8 > 1 ? loops / 8 : 1;
+	size_t settle = size ? (settle_bytes + size - 1) / size : 0;
+	if (settle > BENCHFN_MAX_LOOPS)
+		settle = BENCHFN_MAX_LOOPS;
+	return (long)settle > warm ? (long)settle : warm;
+}
+
 int benchfn_time(const struct benchfn *f, size_t size, long loops,
-		 double *gbps)
+		 size_t settle_bytes, double *gbps)
 {
 	double ns;
-	long warm = loops / 8 > 1 ? loops / 8 : 1;  /* see benchfn.h */
+	long warm = warm_calls(size, loops, settle_bytes);
 	if (timed_calls(f, size, warm, &ns) || timed_calls(f, size, loops, &ns))
 		return -1;
 	*gbps = (double)size * (double)loops / ns;
@@ -102,7 +112,7 @@ static int time_one(void *arg, size_t fn, long round)
 	const struct benchfn_plan *p = c->p;
 	if (p->progress)
 		p->progress(p->progress_ctx, fn, round);
-	if (benchfn_time(&p->fns[fn], p->size, c->r->loops[fn],
+	if (benchfn_time(&p->fns[fn], p->size, c->r->loops[fn], p->settle_bytes,
 			 &benchfn_runs(c->r, fn, p->rounds)[round])) {
 		c->r->failed = fn;
 		return -1;

@@ -15,8 +15,12 @@
  *     callable, which leave caches, TLB, predictors and the clock as that
  *     callable leaves them, then L timed calls.  One untimed call was not
  *     enough: a cached 16 MiB copy right after a streaming one ran 4%
- *     slower for a few milliseconds.  GB/s is size * L / ns (10^9 bytes
- *     per second).
+ *     slower for a few milliseconds.  Where the caller names the caches'
+ *     size (settle_bytes), the untimed calls also move at least that
+ *     much: at 16 MiB, where L / 8 is one call, a streaming copy ran
+ *     0.80x libpmem's right after it and 0.90-0.98x elsewhere, and
+ *     0.95-0.99x wherever it ran once its untimed calls had moved 64 MiB.
+ *     GB/s is size * L / ns (10^9 bytes per second).
  *   - L is given, or chosen per callable so that a run lasts about a
  *     target time: long enough that a burst of noise averages out.
  *
@@ -54,10 +58,11 @@ struct benchfn {
 typedef int (*benchfn_visit)(void *ctx, size_t slot, long round);
 int benchfn_rotate(size_t nslots, long rounds, benchfn_visit visit, void *ctx);
 
-/* One timed run of f over size bytes: loops / 8 untimed calls, then loops timed
- * calls.  Returns 0 and *gbps, or -1 with errno when f refused. */
+/* One timed run of f over size bytes: loops / 8 untimed calls, or as
+ * many as move settle_bytes if that is more, then loops timed calls.
+ * Returns 0 and *gbps, or -1 with errno when f refused. */
 int benchfn_time(const struct benchfn *f, size_t size, long loops,
-		 double *gbps);
+		 size_t settle_bytes, double *gbps);
 
 #define BENCHFN_MAX_LOOPS 1000000
 
@@ -78,6 +83,10 @@ struct benchfn_plan {
 	/* Called before every timed run when not NULL, for progress lines. */
 	void (*progress)(void *ctx, size_t fn, long round);
 	void *progress_ctx;
+	/* The bytes a run's untimed calls move at least (0: loops / 8 calls
+	 * alone): what the caches hold, so that every run starts from the
+	 * caches as its own callable leaves them. */
+	size_t settle_bytes;
 };
 
 /* Where benchfn_run puts what it measured: arrays the caller owns. */
