@@ -164,6 +164,17 @@ static void test_defaults(void)
 	t_check(amd, "defaults: an unknown AMD Zen streams zeros alone, to 512 MiB",
 		"%s | %s | %s", ladder_text(&pol.ladder[0]), ladder_text(&pol.ladder[1]),
 		ladder_text(&pol.ladder[2]));
+	t_check(pol.prefetch_below == 0 && !pol.interleave_pages,
+		"defaults: an unknown AMD Zen copies line by line, reading nothing ahead",
+		"prefetch below %zu, pages %d", pol.prefetch_below, pol.interleave_pages);
+
+	/* Zen 3, recorded: streaming copies up to half the L3 read ahead. */
+	fake.family = 0x19;
+	fake.model = 0x01;
+	ntm_policy_build(&pol, &fake, NULL, NULL);
+	t_check(pol.prefetch_below == 16 * MiB + 1 && !pol.interleave_pages,
+		"defaults: Zen 3's streaming copies read their source ahead to half the L3",
+		"prefetch below %zu, pages %d", pol.prefetch_below, pol.interleave_pages);
 #else
 	t_skip("defaults: unknown Intel and AMD CPUs", "their rules are x86-64's, "
 	       "checked by the x86-64 builds");

@@ -39,6 +39,9 @@ struct builtin {
 	struct builtin_rung rung[NTM_BUILTIN_CLASSES][BUILTIN_RUNGS];
 	int interleave_pages; /* streaming copies move four pages at once
 				 (ntm_stream_copy_pages) */
+	int prefetch_source;  /* streaming copies below half the L3 read
+				 their source a page ahead
+				 (ntm_stream_prefetch_below) */
 };
 
 /* The built-in ladders for cpu: its recorded entry, else the rule for

@@ -127,6 +127,10 @@ static void default_ladders(struct policy *p, const struct cpu *cpu)
 	memcpy(p->default_how[1], p->default_how[0], sizeof p->default_how[1]);
 	p->builtin_recorded = b->source != NULL;
 	p->interleave_pages = b->interleave_pages;
+	struct cache_plan plan;
+	ntm_cpu_plan(cpu, &plan);
+	p->prefetch_below = b->prefetch_source && plan.caches.l3
+				    ? plan.caches.l3 / 2 + 1 : 0;
 	for (int cls = 0; cls < NTM_CLASSES; cls++) {
 		struct ladder l;
 		enum ntmem_op op = ntm_op_of(cls);
@@ -363,6 +367,8 @@ __attribute__((constructor(101))) static void build_process_policy(void)
 		ntm_policy_note(&ntm_the_policy, "NTMEM_PROFILE: %s: no such file", path);
 	set_inline_max(&ntm_the_policy);
 	__atomic_store_n(&ntm_stream_copy_pages, ntm_the_policy.interleave_pages,
+			 __ATOMIC_RELAXED);
+	__atomic_store_n(&ntm_stream_prefetch_below, ntm_the_policy.prefetch_below,
 			 __ATOMIC_RELAXED);
 	__atomic_store_n(&ntm_policy_state, 2, __ATOMIC_RELEASE);
 	errno = saved;

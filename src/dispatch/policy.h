@@ -35,6 +35,8 @@ struct policy {
 	int builtin_recorded;          /* this CPU has a recorded entry */
 	int interleave_pages;          /* the built-in entry's: streaming
 					  copies move four pages at once */
+	size_t prefetch_below;         /* and below this many bytes they read
+					  their source a page ahead; 0: never */
 	char profile_path[1024];       /* "" when none was looked for */
 	char profile_status[NTM_NOTE_LEN]; /* "loaded", "not present", ... */
 	int profile_loaded;

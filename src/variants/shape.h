@@ -64,6 +64,15 @@ static inline void ntm_copy_words(unsigned char *d, const unsigned char *s,
 }
 #endif
 
+/* Four lines from s to the aligned d. */
+#define SHAPE_COPY_4_LINES(d, s)                                        \
+	do {                                                            \
+		SHAPE_COPY_LINE((d), (s));                              \
+		SHAPE_COPY_LINE((d) + LINE, (s) + LINE);                \
+		SHAPE_COPY_LINE((d) + 2 * LINE, (s) + 2 * LINE);        \
+		SHAPE_COPY_LINE((d) + 3 * LINE, (s) + 3 * LINE);        \
+	} while (0)
+
 #ifndef SHAPE_SET_PARTIAL
 #define SHAPE_SET_PARTIAL(d, c, n) ntm_set_words((d), (c), (n))
 #endif
@@ -131,12 +140,18 @@ SHAPE_ATTR static void *SHAPE_COPY(void *dst, const void *src, size_t n)
 					SHAPE_COPY_LINE(d + p + off + LINE,
 							s + p + off + LINE);
 				}
-	for (; body_end - d >= 4 * LINE; d += 4 * LINE, s += 4 * LINE) {
-		SHAPE_COPY_LINE(d, s);
-		SHAPE_COPY_LINE(d + LINE, s + LINE);
-		SHAPE_COPY_LINE(d + 2 * LINE, s + 2 * LINE);
-		SHAPE_COPY_LINE(d + 3 * LINE, s + 3 * LINE);
-	}
+	/* A source that may still be in the L3, read a page ahead (see
+	 * ntm_stream_prefetch_below).  Measured on Zen 3 at 16 MiB, against
+	 * libpmem's streaming copy: 0.82-1.07x with it, 0.64-0.85x without;
+	 * at 64 MiB 0.96-1.06x with it, 1.04-1.17x without. */
+	if (n < __atomic_load_n(&ntm_stream_prefetch_below, __ATOMIC_RELAXED))
+		for (; body_end - d >= 4 * LINE; d += 4 * LINE, s += 4 * LINE) {
+			for (size_t l = 0; l < 4 * LINE; l += LINE)
+				__builtin_prefetch(s + SHAPE_PAGE + l, 0, 3);
+			SHAPE_COPY_4_LINES(d, s);
+		}
+	for (; body_end - d >= 4 * LINE; d += 4 * LINE, s += 4 * LINE)
+		SHAPE_COPY_4_LINES(d, s);
 	for (; d < body_end; d += LINE, s += LINE)
 		SHAPE_COPY_LINE(d, s);
 

@@ -49,6 +49,14 @@ static inline bool ntm_streams(const struct variant *v)
  * 0 until then. */
 extern int ntm_stream_copy_pages NTM_HIDDEN;
 
+/* Streaming copies of fewer bytes than this read their source ahead:
+ * each block of four lines prefetches the four lines a page further on.
+ * Set by the policy from the CPU's built-in entry, to half the L3 where
+ * the entry asks for it (a source that small can still be in the L3,
+ * and the prefetches fetch it ahead of the loads; from DRAM they cost
+ * more than they gain), else 0, which never prefetches. */
+extern size_t ntm_stream_prefetch_below NTM_HIDDEN;
+
 /* Each family file (src/variants/<family>.c) defines its table; registry.c
  * gathers them.  Families that cannot build on this architecture define
  * empty tables. */
