@@ -45,8 +45,9 @@
  * are most of what a small copy costs, each mispredicted one some 15
  * cycles.  Below 16 bytes the entry points test for 8, 4, 0 and 1 bytes;
  * these test for 4 and 0: 4-15 bytes are four 4-byte moves and 1-3 three
- * byte moves, with no branch inside.  On the fleet mixes that took the
- * shim from 0.97-1.03x glibc's time to 0.80-0.94x (docs/results.md).
+ * byte moves, with no branch inside.  With the limits below as class
+ * compares, that took the shim from 0.81-1.03x glibc's time on the fleet
+ * mixes to 0.79-0.94x (medians of 8 rounds; docs/results.md).
  * Scratch: rcx, r8-r11; everything is loaded before anything is stored,
  * so these are also memmove.
  */
@@ -86,9 +87,9 @@
  * name(dst, src, n[, dstlen]).  Below 16 bytes the two classes above;
  * then the pair of 16-byte moves to 32 bytes, and the AVX2 width's
  * classes above, 33-64 bytes in two moves where SSE2 needs four.  The
- * first two limits are class compares: a test in front of the classes
- * cost 5% on the fleet mixes (docs/results.md).  A size at or above a
- * limit goes on to the next test, and the last routes it.
+ * limits are class compares: a test in front of the classes cost 5% on
+ * the fleet mixes (docs/results.md).  A size at or above a limit goes on
+ * to the next test, and the last routes it.
  */
 .macro SHIM_COPY name, chk
 SHIM_FUNCTION \name

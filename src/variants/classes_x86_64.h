@@ -406,12 +406,13 @@
 
 /*
  * CACHED_COPY_LOOP: n > 8 vectors, buffers apart; copies and returns.
- * The first vector and the last 4 are loaded first and stored last, so
- * that no block's loads follow a store to the same offset in a page.
- * Where src and dst lie as far into their pages, as a program's buffers
- * often do, storing the first 4 vectors first stalled the first block's
- * loads on them: a mix of 384-byte copies took 1.25x glibc's time, and
- * takes 0.80x this way (docs/results.md).
+ * The first vector and the last 4 are loaded first and stored last: one
+ * unaligned store at the start, where storing the first 4 vectors before
+ * the blocks made four, two of them splitting lines when dst is not
+ * vector-aligned.  At 384 bytes, 5 bytes into a page, that took 1.04x
+ * glibc's time against 0.85x; a mix of 384-byte copies at random offsets
+ * went from 1.23x to 0.93x.  Page-aligned buffers keep a smaller lead:
+ * 0.81x against 0.64x (docs/results.md).
  */
 .macro CACHED_COPY_LOOP V, movu, mova, r0, r1, r2, r3, r4, r5, r6, r7, vzu
 	/* rcx: dst aligned, from within the first vector; r8: src - dst;
