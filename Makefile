@@ -84,7 +84,14 @@ $(O)/%.o: %.c
 # The tools see their own folders from tools/.
 $(O)/tools/%.o: tools/%.c
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -Itools -c -o $@ $<
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(TOOL_FLAGS) -Itools -c -o $@ $<
+
+# bench --mix times calls of a few nanoseconds from one loop per kind of
+# function: each loop starts a 64-byte line, so that none straddles two
+# by where the linker happened to put it.  Straddling or not moved glibc's
+# time per call by 10% and auto's memset against it from 0.78x to 0.97x
+# between two builds of the same code (docs/results.md).
+$(O)/tools/measure/mixrun.o: TOOL_FLAGS := -falign-loops=64
 
 # The assembly takes its constants from C: src/asm_constants.c, compiled
 # to assembly only, leaves "->NAME value" lines that become ".set NAME,
