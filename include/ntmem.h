@@ -28,7 +28,7 @@ extern "C" {
 #endif
 
 #define NTMEM_VERSION_MAJOR 0
-#define NTMEM_VERSION_MINOR 2
+#define NTMEM_VERSION_MINOR 3
 #define NTMEM_VERSION_PATCH 0
 
 /* "0.2.0": the version of the library actually loaded. */
@@ -200,9 +200,14 @@ void *ntmem_variant_copy(int id, void *dst, const void *src, size_t n,
  *        threads=N|all           threads per call (default: all the
  *                                caller's CPUs)
  *        parallel_min_chunk=SIZE the least bytes a thread is given
- *      Trials at contested edges (below):
- *        adapt=0|1               0 turns them off, for reproducible
- *                                runs; 1 (the default) keeps them
+ *      Learning on real calls (below), and the built-in ladders:
+ *        adapt=0|1               0 turns learning off, for reproducible
+ *                                runs; 1 (the default) keeps it
+ *        learn_after=N           calls of a size the ladder serves
+ *                                before its first trial (default 1024)
+ *        builtin=generic         the rule for CPUs not recorded, even
+ *                                on a CPU that has an entry: see what
+ *                                an unrecorded CPU gets
  *      SIZE is a byte count with an optional unit (B, K/KB/KiB, M/MB/MiB,
  *      G/GB/GiB, T/TB/TiB: all powers of 1024).
  *   2. a calibration profile written by "ntmem calibrate", read from
@@ -210,32 +215,40 @@ void *ntmem_variant_copy(int id, void *dst, const void *src, size_t n,
  *      $XDG_CACHE_HOME/ntmem/profile, else ~/.cache/ntmem/profile.  A
  *      profile made on another CPU, corrupt, truncated, or of an older or
  *      newer format is ignored.
- *   3. the built-in default: the entry points' own vector loop up to
- *      32 KiB, then the C library's own function up to a size derived
- *      from the cache topology (the L3 share of a CPU; half of it for
- *      copies, which touch twice their size), the best streaming variant
- *      by rank above it.  Topology that cannot be true (over 64 MiB of L3
- *      for each CPU sharing it, "shared by 0", CPUID and sysfs
- *      disagreeing) is not trusted, and a fixed 64 MiB is used instead;
- *      ntmem_cpu_info() says what was used.
+ *   3. the built-in ladders: for a CPU this project has recorded
+ *      (data/machines/ in the source), the ladders its tables show best;
+ *      for any other, what the recorded machines teach for its vendor
+ *      and family: the entry points' own vector loop up to 32 KiB, the C
+ *      library's own function up to the CPU's share of the L3 (half of
+ *      it for copies, which touch twice their size), and above it
+ *      streaming stores, or on AMD Zen rep movsb and rep stosb, which
+ *      stop allocating above the L3.  Topology that cannot be true (over
+ *      64 MiB of L3 for each CPU sharing it, "shared by 0", CPUID and
+ *      sysfs disagreeing) is not trusted, and a fixed 64 MiB is used
+ *      instead; ntmem_cpu_info() says what was used.
  *
  * The policy is built once, by the library's constructor.  A call made
  * before that (from another constructor), or while it runs, uses the
  * baseline: correct results with plain cached vector stores.
  *
- * Trials at contested edges.  Where a cached rung meets a streaming one,
- * which side is faster depends on how much of the last-level cache the
- * process gets, and that moves with the host's other work.  A call
- * without flags of at least 1 MiB, within a factor of two of such an
- * edge (one up to 4 times the L3, set by a profile or the built-in
- * ladder, not by NTMEM_TUNABLES), takes part in trials: per power-of-two
- * size, of every 1024 calls the first 4 stream (the first untimed), the
- * next 12 take the cached side (the first 6 untimed, while the cache
- * settles after the streaming stores), and the other 1008 run the side
- * whose timed calls took less time per byte.  So at most 12 calls in 1024
- * run the slower side; results and the fence contract are the same on
- * either.
- * ntmem_adapt_info() shows the edges and the trials so far.
+ * Learning on real calls.  Which method wins near and above the
+ * last-level cache moves with the host's other work, so the ladder is a
+ * prior, and from 1 MiB up the calls themselves decide.  Per class and
+ * power-of-two size (a band), the candidates are the ladder's variants
+ * there and the best of each other kind (cached vector stores, rep
+ * string, streaming stores).  The first 1024 calls of a band (learn_after)
+ * run the ladder's choice, so a short-lived program never explores; then
+ * a trial runs each candidate for a warm-up call or a few (untimed) and
+ * 3 timed calls, the one in use last, and keeps the one with the least
+ * time per byte (a change needs 2% or more).  The next trial comes 1024
+ * calls later, and twice as late each time the decision holds, up to
+ * 65536.  So at most the calls of one trial's losing candidates (under
+ * 2%) of a band's calls run a slower method; results and the fence
+ * contract are the same whichever runs.  The state is per L3 domain:
+ * threads that share an L3 learn together.  Calls with TEMPORAL or
+ * NONTEMPORAL, and bands with a rung NTMEM_TUNABLES set, do not learn.
+ * ntmem_adapt_info() shows what was learned; ntmem_policy_choice() gives
+ * the side in use.
  */
 enum ntmem_origin {
 	NTMEM_ORIGIN_DEFAULT,     /* built-in ranking or topology */
@@ -278,8 +291,10 @@ int ntmem_ladder_info(enum ntmem_class cls, struct ntmem_ladder_info *info);
 
 /*
  * The variant a call of op with these arguments uses now: a variant id,
- * or NTMEM_SMALL_PATH.  c is ignored for copies.  Returns -1 with errno
- * EINVAL for bad op or flags.
+ * or NTMEM_SMALL_PATH.  Where the size learns, the side its trials chose
+ * (for the calling thread's L3 domain), else the ladder's; a trial's own
+ * calls may run another for a moment.  c is ignored for copies.  Returns
+ * -1 with errno EINVAL for bad op or flags.
  */
 #define NTMEM_SMALL_PATH (-2)
 int ntmem_policy_choice(enum ntmem_op op, int c, size_t n, unsigned flags);
@@ -296,26 +311,40 @@ struct ntmem_policy_status {
 /* Fill *status.  Returns 0, or -1 with errno EINVAL. */
 int ntmem_policy_status(struct ntmem_policy_status *status);
 
-/* One contested edge of a class's ladder and its trials (see "Trials at
- * contested edges" above). */
-struct ntmem_adapt_edge {
-	size_t at;                 /* the upper rung's first size */
-	size_t from, to;           /* calls of from to to bytes take part */
-	int lower, upper;          /* the variants tried: ids */
-	unsigned long long trials; /* trials decided in this process */
-	unsigned long long switches; /* of which changed the side run */
+/* One band of a class's learning (see "Learning on real calls" above):
+ * the calls of from to to - 1 bytes. */
+#define NTMEM_ADAPT_SIDES 4
+#define NTMEM_ADAPT_BANDS 24
+struct ntmem_adapt_band {
+	size_t from, to;           /* to: SIZE_MAX for the last band */
+	int nsides;                /* 0: the band does not learn */
+	int side[NTMEM_ADAPT_SIDES]; /* the candidates: variant ids */
+	int decided;               /* the side trials chose: a variant id,
+				      -1 before the first trial decides
+				      (calls then run the ladder's) */
+	unsigned long long calls;  /* calls so far (this L3 domain) */
+	unsigned long long trials; /* trials decided */
+	unsigned long long switches; /* of which changed the side in use */
+	unsigned long long next_trial_in; /* calls until the next trial;
+					     0: one is running */
+	unsigned period;           /* calls between trials now */
 };
 
 struct ntmem_adapt_info {
 	int on;                    /* 0: off (NTMEM_TUNABLES adapt=0) */
-	enum ntmem_origin origin;
-	unsigned period;           /* calls of one size per trial: 1024 */
-	unsigned streamed;         /* of which the trial streams: 4, the
-				      first untimed */
-	unsigned cached;           /* and then caches: 12, */
-	unsigned cached_warm;      /* the first 6 untimed */
-	int nedges;
-	struct ntmem_adapt_edge edge[NTMEM_LADDER_MAX - 1];
+	enum ntmem_origin origin;  /* of on and after */
+	size_t from;               /* the least size that learns; SIZE_MAX:
+				      none in this class */
+	unsigned after;            /* calls before a band's first trial */
+	unsigned samples;          /* timed calls a candidate per trial */
+	unsigned period_min, period_max;
+	unsigned domains;          /* L3 domains that learn apart */
+	unsigned trial_calls;      /* calls of the longest trial */
+	unsigned bound;            /* of which at most this many run a
+				      candidate that loses */
+	int nbands;
+	struct ntmem_adapt_band band[NTMEM_ADAPT_BANDS]; /* as the calling
+				      thread's L3 domain sees them */
 };
 
 /* Fill *info for cls.  Returns 0, or -1 with errno EINVAL. */
@@ -356,6 +385,9 @@ struct ntmem_cpu_info {
 	const char *planned_how;   /* where that came from, and anything
 				      that was not trusted, in words */
 	unsigned online_cpus;
+	const char *hypervisor;    /* a virtual machine's hypervisor as the
+				      CPU names it ("KVMKVMKVM"); "" on bare
+				      metal or where no CPUID says */
 };
 
 /* Fill *info.  Returns 0, or -1 with errno EINVAL.  The strings live as

@@ -8,6 +8,7 @@
  */
 #include <stddef.h>
 
+#include "dispatch/select.h"
 #include "ntmem.h"
 #include "safe/safe.h"
 #include "variants/features.h"
@@ -27,9 +28,14 @@ void ntm_asm_constants(void)
 	/* What a guarded loop returns in rdx (enum ntm_fault). */
 	CONSTANT(FAULT_READ, NTM_FAULT_READ);
 	CONSTANT(FAULT_WRITE, NTM_FAULT_WRITE);
-	/* Byte offsets into ntm_inline_max[op] and ntm_safe_gate[width]. */
-	CONSTANT(INLINE_MAX_SET, NTMEM_OP_SET * sizeof(size_t));
-	CONSTANT(INLINE_MAX_COPY, NTMEM_OP_COPY * sizeof(size_t));
+	/* Byte offsets into ntm_limits (the selector's, select.h) and
+	 * ntm_safe_gate[width]. */
+	CONSTANT(LIMITS_INLINE_SET, offsetof(struct ntm_limits, inline_max[NTMEM_OP_SET]));
+	CONSTANT(LIMITS_INLINE_COPY, offsetof(struct ntm_limits, inline_max[NTMEM_OP_COPY]));
+	CONSTANT(LIMITS_SHIM_SSE2_BELOW, offsetof(struct ntm_limits, shim_sse2_below));
+	CONSTANT(LIMITS_SHIM_COPY_SSE2_END, offsetof(struct ntm_limits, shim_copy_sse2_end));
+	CONSTANT(LIMITS_SHIM_COPY_PAIR_END, offsetof(struct ntm_limits, shim_copy_pair_end));
+	CONSTANT(LIMITS_SHIM_COPY_END, offsetof(struct ntm_limits, shim_copy_end));
 	CONSTANT(SAFE_GATE_sse2, NTM_WIDTH_SSE2 * sizeof(size_t));
 	CONSTANT(SAFE_GATE_avx2, NTM_WIDTH_AVX2 * sizeof(size_t));
 	CONSTANT(SAFE_GATE_avx512, NTM_WIDTH_AVX512 * sizeof(size_t));

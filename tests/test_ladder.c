@@ -36,9 +36,9 @@ static const struct variant *nth(enum ntmem_op op, enum ntmem_role role,
 static int three(enum ntmem_op op, const struct variant **a,
 		 const struct variant **b, const struct variant **s)
 {
-	*a = ntm_ranked(op, NTMEM_ROLE_LIBC, 0);
-	*b = ntm_ranked(op, NTMEM_ROLE_PLAIN, 0);
-	*s = ntm_ranked(op, NTMEM_ROLE_STREAMING, 0);
+	*a = ntm_ranked(op, NTMEM_ROLE_LIBC, 0, ntm_cpu()->usable);
+	*b = ntm_ranked(op, NTMEM_ROLE_PLAIN, 0, ntm_cpu()->usable);
+	*s = ntm_ranked(op, NTMEM_ROLE_STREAMING, 0, ntm_cpu()->usable);
 	return *a && *b && *s;
 }
 
@@ -170,15 +170,15 @@ static void test_band_edges(void)
 		const size_t at[6] = {e1 - 1, e1, e1 + 1, e2 - 1, e2, e2 + 1};
 		int ok = pol.note_count == 0;
 		for (int i = 0; i < 6; i++) {
-			ok &= ntm_ladder_pick(l, at[i], 0) == want[i];
-			ok &= ntm_ladder_pick(l, at[i], NTMEM_F_NOFENCE) == want[i];
+			ok &= ntm_ladder_variant(l, at[i], 0) == want[i];
+			ok &= ntm_ladder_variant(l, at[i], NTMEM_F_NOFENCE) == want[i];
 			/* TEMPORAL: the nearest cached rung at or below. */
-			ok &= ntm_ladder_pick(l, at[i], NTMEM_F_TEMPORAL) ==
+			ok &= ntm_ladder_variant(l, at[i], NTMEM_F_TEMPORAL) ==
 			      (want[i] == s ? b : want[i]);
-			ok &= ntm_ladder_pick(l, at[i], NTMEM_F_NONTEMPORAL) == s;
+			ok &= ntm_ladder_variant(l, at[i], NTMEM_F_NONTEMPORAL) == s;
 		}
-		ok &= ntm_ladder_pick(l, SIZE_MAX, 0) == s &&
-		      ntm_ladder_pick(l, 0, 0) == a;
+		ok &= ntm_ladder_variant(l, SIZE_MAX, 0) == s &&
+		      ntm_ladder_variant(l, 0, 0) == a;
 		t_check(ok, name, "notes %d: %s", pol.note_count,
 			pol.note_count ? pol.notes[0] : "wrong variant");
 	}

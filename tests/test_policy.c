@@ -63,7 +63,7 @@ static const char *ladder_text(const struct ladder *l)
 /* The architecture streams at all (a portable-only build does not). */
 static int streams_here(void)
 {
-	return ntm_ranked(NTMEM_OP_SET, NTMEM_ROLE_STREAMING, 1) != NULL;
+	return ntm_ranked(NTMEM_OP_SET, NTMEM_ROLE_STREAMING, 1, ntm_cpu()->usable) != NULL;
 }
 
 #if defined(__x86_64__)
@@ -100,7 +100,7 @@ static void test_defaults(void)
 	 * on this CPU, or the C library's where a pick cannot run here. */
 	struct builtin scratch;
 	char how[512];
-	const struct builtin *b = ntm_builtin_for(ntm_cpu(), &scratch, how, sizeof how);
+	const struct builtin *b = ntm_builtin_for(ntm_cpu(), 0, &scratch, how, sizeof how);
 	int ok = pol.note_count == 0 && all_default(&pol);
 	for (int cls = 0; cls < NTM_CLASSES; cls++) {
 		/* Each pick resolved on this CPU (the C library's where it cannot
@@ -111,9 +111,9 @@ static void test_defaults(void)
 		for (int i = 0; i < BUILTIN_RUNGS; i++) {
 			const struct builtin_rung *r = &b->rung[cls][i];
 			const struct variant *x =
-				ntm_builtin_variant(cls, r->pick, ntm_cpu()->usable);
+				ntm_builtin_variant(cls, r->run, ntm_cpu()->usable);
 			if (!x)
-				x = ntm_ranked(ntm_op_of(cls), NTMEM_ROLE_LIBC, 0);
+				x = ntm_ranked(ntm_op_of(cls), NTMEM_ROLE_LIBC, 0, ntm_cpu()->usable);
 			if (!n || v[n - 1] != x)
 				n++;
 			v[n - 1] = x;
@@ -150,20 +150,77 @@ static void test_defaults(void)
 		ladder_text(&pol.ladder[NTMEM_CLASS_SET_NONZERO]),
 		ladder_text(&pol.ladder[NTMEM_CLASS_COPY]));
 
+	/* Zen 1-4 not recorded: zeros stream above the L3 share up to
+	 * 512 MiB, other values stay the C library's, copies stream from
+	 * half the share; Zen 5 and later: zeros stream from the share on,
+	 * copies take rep movsb (it stops allocating above the L3). */
+	int zeros_only = ntm_ranked(NTMEM_OP_SET, NTMEM_ROLE_STREAMING, 1,
+				    fake.usable)->zero_only;
 	snprintf(fake.vendor, sizeof fake.vendor, "AuthenticAMD");
+	fake.family = 0x19;
+	ntm_policy_build(&pol, &fake, NULL, NULL);
+	const struct want_rung zen_zero[] = {{NTMEM_ROLE_VECTOR, 0, 32 * KiB},
+		{NTMEM_ROLE_LIBC, 0, 16 * MiB}, {NTMEM_ROLE_STREAMING, zeros_only, 512 * MiB},
+		{NTMEM_ROLE_LIBC, 0, SIZE_MAX}, {0, 0, 0}};
+	const struct want_rung zen_other[] = {{NTMEM_ROLE_VECTOR, 0, 32 * KiB},
+		{NTMEM_ROLE_LIBC, 0, SIZE_MAX}, {0, 0, 0}};
+	const struct want_rung zen_copy[] = {{NTMEM_ROLE_VECTOR, 0, 32 * KiB},
+		{NTMEM_ROLE_LIBC, 0, 8 * MiB}, {NTMEM_ROLE_STREAMING, 0, SIZE_MAX}, {0, 0, 0}};
+	int zen = ladder_is(&pol.ladder[NTMEM_CLASS_SET_ZERO], zen_zero) &&
+		  ladder_is(&pol.ladder[NTMEM_CLASS_SET_NONZERO], zen_other) &&
+		  ladder_is(&pol.ladder[NTMEM_CLASS_COPY], zen_copy);
+	t_check(zen, "defaults: an AMD Zen 1-4 not recorded: zeros stream to 512 MiB, "
+		"copies from half the L3 share", "%s | %s | %s", ladder_text(&pol.ladder[0]),
+		ladder_text(&pol.ladder[1]), ladder_text(&pol.ladder[2]));
+
 	fake.family = 0x1a;
 	ntm_policy_build(&pol, &fake, NULL, NULL);
-	const struct want_rung amd_zero[] = {{NTMEM_ROLE_VECTOR, 0, 32 * KiB},
-		{NTMEM_ROLE_LIBC, 0, 16 * MiB}, {NTMEM_ROLE_STREAMING, 0, 512 * MiB},
-		{NTMEM_ROLE_LIBC, 0, SIZE_MAX}, {0, 0, 0}};
-	const struct want_rung amd_other[] = {{NTMEM_ROLE_VECTOR, 0, 32 * KiB},
-		{NTMEM_ROLE_LIBC, 0, SIZE_MAX}, {0, 0, 0}};
-	int amd = ladder_is(&pol.ladder[NTMEM_CLASS_SET_ZERO], amd_zero) &&
-		  ladder_is(&pol.ladder[NTMEM_CLASS_SET_NONZERO], amd_other) &&
-		  ladder_is(&pol.ladder[NTMEM_CLASS_COPY], amd_other);
-	t_check(amd, "defaults: an unknown AMD Zen streams zeros alone, to 512 MiB",
+	const struct want_rung zen5_zero[] = {{NTMEM_ROLE_VECTOR, 0, 32 * KiB},
+		{NTMEM_ROLE_LIBC, 0, 16 * MiB}, {NTMEM_ROLE_STREAMING, zeros_only, SIZE_MAX},
+		{0, 0, 0}};
+	const struct want_rung zen5_copy[] = {{NTMEM_ROLE_VECTOR, 0, 32 * KiB},
+		{NTMEM_ROLE_LIBC, 0, 8 * MiB}, {NTMEM_ROLE_STRING, 0, SIZE_MAX}, {0, 0, 0}};
+	int zen5 = ladder_is(&pol.ladder[NTMEM_CLASS_SET_ZERO], zen5_zero) &&
+		   ladder_is(&pol.ladder[NTMEM_CLASS_SET_NONZERO], zen_other) &&
+		   ladder_is(&pol.ladder[NTMEM_CLASS_COPY], zen5_copy);
+	t_check(zen5 || !(fake.usable & CPU_ERMS), "defaults: an AMD Zen 5 or later not "
+		"recorded: zeros stream from the L3 share, copies take rep movsb above it",
 		"%s | %s | %s", ladder_text(&pol.ladder[0]), ladder_text(&pol.ladder[1]),
 		ladder_text(&pol.ladder[2]));
+
+	/* Rows keyed on the hypervisor: model 167 in a KVM guest is the
+	 * recorded Xeon; on bare metal it is Rocket Lake, which nobody here
+	 * recorded. */
+	struct cpu xeon = *ntm_cpu();
+	snprintf(xeon.vendor, sizeof xeon.vendor, "GenuineIntel");
+	xeon.family = 6;
+	xeon.model = 167;
+	snprintf(xeon.hypervisor, sizeof xeon.hypervisor, "KVMKVMKVM");
+	ntm_policy_build(&pol, &xeon, NULL, NULL);
+	int guest = pol.builtin_recorded;
+	xeon.hypervisor[0] = '\0';
+	ntm_policy_build(&pol, &xeon, NULL, NULL);
+	t_check(guest && !pol.builtin_recorded, "defaults: the Xeon VM's row matches "
+		"its model only in a virtual machine", "guest %d, bare metal %d", guest,
+		pol.builtin_recorded);
+
+	/* builtin=generic hides a recorded entry. */
+	snprintf(xeon.hypervisor, sizeof xeon.hypervisor, "KVMKVMKVM");
+	ntm_policy_build(&pol, &xeon, "builtin=generic", NULL);
+	t_check(!pol.builtin_recorded && pol.note_count == 0 &&
+			strstr(pol.default_how[0], "not recorded"),
+		"tunables: builtin=generic gives a recorded CPU the rule for CPUs not "
+		"recorded", "recorded %d, notes %d, %s", pol.builtin_recorded,
+		pol.note_count, pol.default_how[0]);
+	ntm_policy_build(&pol, &xeon, "builtin=nosuch", NULL);
+	t_check(pol.builtin_recorded && pol.note_count == 1 &&
+			strstr(pol.notes[0], "builtin=nosuch"),
+		"tunables: builtin= other than generic or recorded is noted and ignored",
+		"recorded %d, notes %d", pol.builtin_recorded, pol.note_count);
+
+	fake.family = 0x1a;
+	fake.model = 0x10000;
+	ntm_policy_build(&pol, &fake, NULL, NULL);
 	t_check(pol.prefetch_below == 0 && !pol.interleave_pages,
 		"defaults: an unknown AMD Zen copies line by line, reading nothing ahead",
 		"prefetch below %zu, pages %d", pol.prefetch_below, pol.interleave_pages);
@@ -210,8 +267,8 @@ static void test_bad_tunables(void)
 			name, "%d notes: %s", pol.note_count, first_note(&pol));
 	}
 
-	const struct variant *cached = ntm_ranked(NTMEM_OP_SET, NTMEM_ROLE_LIBC, 0);
-	const struct variant *s = ntm_ranked(NTMEM_OP_SET, NTMEM_ROLE_STREAMING, 0);
+	const struct variant *cached = ntm_ranked(NTMEM_OP_SET, NTMEM_ROLE_LIBC, 0, ntm_cpu()->usable);
+	const struct variant *s = ntm_ranked(NTMEM_OP_SET, NTMEM_ROLE_STREAMING, 0, ntm_cpu()->usable);
 	if (s) {
 		char tun[128];
 		snprintf(tun, sizeof tun, "set_cached=%s", s->name);
@@ -246,9 +303,9 @@ static void test_bad_tunables(void)
 
 static void test_good_tunables(void)
 {
-	const struct variant *libc = ntm_ranked(NTMEM_OP_SET, NTMEM_ROLE_LIBC, 0);
-	const struct variant *plain = ntm_ranked(NTMEM_OP_SET, NTMEM_ROLE_PLAIN, 0);
-	const struct variant *s = ntm_ranked(NTMEM_OP_SET, NTMEM_ROLE_STREAMING, 0);
+	const struct variant *libc = ntm_ranked(NTMEM_OP_SET, NTMEM_ROLE_LIBC, 0, ntm_cpu()->usable);
+	const struct variant *plain = ntm_ranked(NTMEM_OP_SET, NTMEM_ROLE_PLAIN, 0, ntm_cpu()->usable);
+	const struct variant *s = ntm_ranked(NTMEM_OP_SET, NTMEM_ROLE_STREAMING, 0, ntm_cpu()->usable);
 	if (!s) {
 		t_skip("tunables: ladders and edits", "no streaming variant runs here");
 		return;
@@ -317,10 +374,10 @@ static void test_good_tunables(void)
 
 static void sample_profile(struct profile *p)
 {
-	const struct variant *libc = ntm_ranked(NTMEM_OP_SET, NTMEM_ROLE_LIBC, 0);
-	const struct variant *plain = ntm_ranked(NTMEM_OP_SET, NTMEM_ROLE_PLAIN, 0);
-	const struct variant *s = ntm_ranked(NTMEM_OP_SET, NTMEM_ROLE_STREAMING, 1);
-	const struct variant *cs = ntm_ranked(NTMEM_OP_COPY, NTMEM_ROLE_STREAMING, 0);
+	const struct variant *libc = ntm_ranked(NTMEM_OP_SET, NTMEM_ROLE_LIBC, 0, ntm_cpu()->usable);
+	const struct variant *plain = ntm_ranked(NTMEM_OP_SET, NTMEM_ROLE_PLAIN, 0, ntm_cpu()->usable);
+	const struct variant *s = ntm_ranked(NTMEM_OP_SET, NTMEM_ROLE_STREAMING, 1, ntm_cpu()->usable);
+	const struct variant *cs = ntm_ranked(NTMEM_OP_COPY, NTMEM_ROLE_STREAMING, 0, ntm_cpu()->usable);
 	ntm_profile_init(p, ntm_cpu());
 	/* Where nothing streams, the plain loop stands in for the streaming
 	 * rungs: a rung like its neighbour would merge with it. */
@@ -709,9 +766,12 @@ static int same_ladder(const struct ladder *a, const struct ladder *b)
 static void test_edges_inside_small_path(void)
 {
 	size_t reach = ntm_width_small_max(ntm_width_choose());
-	t_check(reach == ntm_entry_width()->small_max,
+	t_check(ntmem_policy_choice(NTMEM_OP_COPY, 0, reach, 0) == NTMEM_SMALL_PATH &&
+			ntmem_policy_choice(NTMEM_OP_COPY, 0, reach + 1, 0) != NTMEM_SMALL_PATH,
 		"small path: the policy's reach is the entry width's",
-		"%zu against %zu", reach, ntm_entry_width()->small_max);
+		"%zu: %d, one more: %d", reach,
+		ntmem_policy_choice(NTMEM_OP_COPY, 0, reach, 0),
+		ntmem_policy_choice(NTMEM_OP_COPY, 0, reach + 1, 0));
 	static struct policy edge;
 	char tun[160], inside[96], want[64];
 	/* Whole ladders, with variants every architecture runs; the edge

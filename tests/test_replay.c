@@ -26,6 +26,7 @@
 #include "dispatch/cpu.h"
 #include "dispatch/policy.h"
 #include "dispatch/registry.h"
+#include "dispatch/select.h"
 #include "dispatch/width.h"
 #include "harness.h"
 #include "util/size.h"
@@ -124,6 +125,7 @@ static void cpu_from(const struct t_json *id, const struct t_json *machine,
 	memset(cpu, 0, sizeof *cpu);
 	snprintf(cpu->vendor, sizeof cpu->vendor, "%s", text(id, "vendor"));
 	snprintf(cpu->brand, sizeof cpu->brand, "%s", text(id, "brand"));
+	snprintf(cpu->hypervisor, sizeof cpu->hypervisor, "%s", text(id, "hypervisor"));
 	cpu->family = (unsigned)number(id, "family");
 	cpu->model = (unsigned)number(id, "model");
 	cpu->stepping = (unsigned)number(id, "stepping");
@@ -231,26 +233,22 @@ static void judge(const struct table *t, int s, const char *row, int inline_loop
 	v->n++;
 }
 
-/* The built-in ladder of cls for cpu, replayed on t. */
-static void replay_builtin(const struct cpu *cpu, int cls, const struct table *t,
-			   size_t small_max, struct verdict *v)
+/* The built-in ladder of cls for cpu, replayed on t: the policy the
+ * library would build there (tunables: NULL, or "builtin=generic" for
+ * the rule for CPUs not recorded), asked through the selector, as every
+ * call asks. */
+static void replay_builtin(const struct cpu *cpu, const char *tunables, int cls,
+			   const struct table *t, struct verdict *v)
 {
-	struct builtin scratch;
-	char how[512];
-	const struct builtin *b = ntm_builtin_for(cpu, &scratch, how, sizeof how);
+	static struct policy p;
+	ntm_policy_build(&p, cpu, tunables, NULL);
 	for (int s = 0; s < t->nsizes; s++) {
-		size_t n = t->size[s];
-		if (n <= small_max)
+		struct ntm_route r;
+		ntm_select(&r, &p, (enum ntmem_class)cls, t->size[s], 0, 0,
+			   NTM_CALLER_QUERY);
+		if (r.kind == NTM_ROUTE_SMALL)
 			continue;
-		int i = 0;
-		while (i + 1 < BUILTIN_RUNGS && b->rung[cls][i].upto != SIZE_MAX &&
-		       n >= b->rung[cls][i].upto)
-			i++;
-		const struct variant *var =
-			ntm_builtin_variant(cls, b->rung[cls][i].pick, cpu->usable);
-		if (!var)
-			var = ntm_builtin_variant(cls, PICK_LIBC, cpu->usable);
-		judge(t, s, row_of(var), i == 0 && b->rung[cls][0].pick == PICK_VECTOR, v);
+		judge(t, s, row_of(r.v), r.kind == NTM_ROUTE_INLINE, v);
 	}
 }
 
@@ -353,14 +351,12 @@ static void replay_machine(const char *name)
 #endif
 			struct cpu cpu;
 			cpu_from(id, machine, &cpu);
-			size_t small_max = 8 * (size_t)ntm_width_bytes(ntm_width_for(cpu.usable));
-			replay_builtin(&cpu, cls, &t, small_max, &b);
+			size_t small_max = ntm_width_small_max(ntm_width_for(cpu.usable));
+			replay_builtin(&cpu, NULL, cls, &t, &b);
 			replay_fitter(&cpu, cls, &t, small_max, &f);
-			/* The same CPU as if nobody had recorded it: the general
-			 * rule must still lose to the C library nowhere. */
-			struct cpu unknown = cpu;
-			unknown.model = 0x10000;
-			replay_builtin(&unknown, cls, &t, small_max, &u);
+			/* The same CPU with its entry hidden: the rule for its
+			 * family must still lose to the C library nowhere. */
+			replay_builtin(&cpu, "builtin=generic", cls, &t, &u);
 			recordings++;
 			t_json_free(j);
 		}

@@ -196,15 +196,20 @@ static struct ntm_record *new_record(const char *program, long pid,
 	l->variant[1] = variant_id(NTMEM_OP_COPY, 1);
 	l->to[1] = SIZE_MAX;
 	l->count = streaming ? 2 : 1;
+	/* Path slots 0 and 1: the same two variants. */
+	for (int i = 0; i < NTM_RECORD_VARIANTS; i++)
+		r.variant[i] = i < 2 ? l->variant[i] : -1;
+	for (int cls = 0; cls < 3; cls++)
+		r.learn_from[cls] = UINT64_MAX;
 	return &r;
 }
 
-/* n memcpy calls of size bytes on rung in r. */
+/* n memcpy calls of size bytes on path slot `rung` in r. */
 static void add_copies(struct ntm_record *r, unsigned n, uint64_t size,
 		       unsigned rung)
 {
 	struct ntm_record_cell *c =
-		&r->cell[SHIM_memcpy][ntm_record_bucket(size)][NTM_PATH_RUNG + rung];
+		&r->cell[SHIM_memcpy][ntm_record_bucket(size)][NTM_PATH_VARIANT + rung];
 	c->calls += n;
 	c->bytes += n * size;
 }
@@ -253,8 +258,8 @@ static void test_report_merge(void)
 	tree_init(&t);
 	int rc = tree_fold(&t, dir, NO_PID, 1, &e);
 	const struct tree_line *l = &t.line[SHIM_memcpy];
-	int cached = NTM_PATH_RUNG + variant_id(NTMEM_OP_COPY, 0);
-	int streams = NTM_PATH_RUNG + variant_id(NTMEM_OP_COPY, 1);
+	int cached = NTM_PATH_VARIANT + variant_id(NTMEM_OP_COPY, 0);
+	int streams = NTM_PATH_VARIANT + variant_id(NTMEM_OP_COPY, 1);
 	t_check(!bad && !rc && t.nproc == 3 && t.unreadable == 1 &&
 			l->cell[ntm_record_bucket(MiB)][cached].calls == 100 &&
 			l->cell[ntm_record_bucket(MiB)][cached].bytes == 100 * MiB &&

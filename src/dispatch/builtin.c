@@ -1,17 +1,24 @@
 /* builtin.c - the built-in ladders (builtin.h): one table of the CPUs
- * recorded in data/machines/, and the rule for every other CPU.
+ * recorded in data/machines/, and one of the rules for every other CPU,
+ * by vendor and family.
  *
- * Each entry is read off its machine's tables (the full "ntmem bench -f
- * all" grid, 64 B to 1 GiB, and "ntmem calibrate" for the edges), and
- * tests/test_replay.c checks it against them, size by size: the function
- * it picks must be within 5% of the best recorded there (10% below 1 KiB)
- * and within 3% of the C library's.  Where two methods swap places from
- * run to run, the entry takes the C library's function or the one that
- * ties with it, rather than a winner of one run.  Sizes are absolute:
- * the parts of a family share their L3 per core complex (32 MiB on the
- * Zen 3, 4 and 5 server parts), and the VMs these CPUs are rented in
- * report topology that cannot be trusted.  Model ranges follow AMD's
- * and Intel's published family/model tables.
+ * Each recorded entry is read off its machine's tables (the full "ntmem
+ * bench -f all" grid, 64 B to 1 GiB, and "ntmem calibrate" for the
+ * edges), and tests/test_replay.c checks it against them, size by size:
+ * the function it picks must be within 5% of the best recorded there
+ * (10% below 1 KiB) and within 3% of the C library's.  Where two methods
+ * swap places from run to run, the entry takes the C library's function
+ * or the one that ties with it, rather than a winner of one run.  Sizes
+ * are absolute: the parts of a family share their L3 per core complex
+ * (32 MiB on the Zen 3, 4 and 5 server parts), and the VMs these CPUs are
+ * rented in report topology that cannot be trusted.  Model ranges follow
+ * AMD's and Intel's published family/model tables.
+ *
+ * The family rules are what those tables have in common, with the edge
+ * between cached and streaming stores at the CPU's share of its L3; the
+ * replay checks each against every recorded machine of its family with
+ * the machine's own entry hidden.  What the ladder gets wrong on a given
+ * host, the selector's learning (learn.h) corrects from 1 MiB up.
  */
 #include "builtin.h"
 
@@ -25,89 +32,245 @@
 
 #define END SIZE_MAX
 
+/* Reasons the rungs give in "ntmem info" (the figures: docs/results.md
+ * and each machine's README in data/machines/). */
+#define WHY_VECTOR_L2 "cached vector stores beat the C library's while the data fits the caches"
+#define WHY_STREAM_ABOVE_L3 "above the L3 a cached store reads each line before writing it; streaming stores do not"
+#define WHY_ZEN_STRING "rep movsb/stosb does not allocate above the L3 on AMD Zen, so it streams in effect"
+#define WHY_LIBC_HOLDS "the C library's own (rep stosb or its streaming stores) holds its own here in every run recorded"
+#define WHY_LIBC_TIES "the C library's own: the methods here trade places from run to run"
+
+/* ------------------------------------------------------------------ */
+/* The CPUs recorded                                                  */
+/* ------------------------------------------------------------------ */
+
+/* Zen 3: Milan (EPYC 7xx3, model 0x01), Vermeer, Cezanne.  Cached vector
+ * stores beat rep stosb and glibc up to about half the CCD's L3; above
+ * it streaming stores are 1.5-3x glibc's memset (CLZERO for zeros: the
+ * others trade places with it from run to run).  Streaming copies, line
+ * by line, lead from 16 MiB (1.2-1.5x rep movsb); up to half the L3 they
+ * read their source a page ahead.  From 1 GiB glibc's own memset (rep
+ * stosb) holds its own in every run, and the rest do not. */
+static const struct builtin zen3 = {
+	.name = "AMD Zen 3",
+	.source = "data/machines/AuthenticAMD-25-1, recorded 2026-12-02, copies again",
+	.rung = {
+		[NTMEM_CLASS_SET_ZERO] = {
+			{RUN_VECTOR, 12 * MiB, WHY_VECTOR_L2},
+			{RUN_STREAMING, 512 * MiB, WHY_STREAM_ABOVE_L3},
+			{RUN_LIBC, END, WHY_LIBC_HOLDS}},
+		[NTMEM_CLASS_SET_NONZERO] = {
+			{RUN_VECTOR, 12 * MiB, WHY_VECTOR_L2},
+			{RUN_STREAMING_ANY, END, WHY_STREAM_ABOVE_L3}},
+		[NTMEM_CLASS_COPY] = {
+			{RUN_VECTOR, 512 * KiB, WHY_VECTOR_L2},
+			{RUN_LIBC, 8 * MiB, WHY_LIBC_TIES},
+			{RUN_STREAMING, END, WHY_STREAM_ABOVE_L3}},
+	},
+	.prefetch_source = 1,
+};
+
+/* Zen 4: Genoa (model 0x11), Raphael, Phoenix, Bergamo.  Cached vector
+ * stores hold zeros to 12 MiB (glibc's ties at 64 KiB-1 MiB), CLZERO
+ * leads from 16 MiB (1.4-2.2x glibc) and glibc's own holds at 1 GiB.
+ * Rep stosb and movsb lead the AVX-512 loop at 1-4 MiB (vec_avx2 would
+ * too, but the AVX-512 loop is the entry's); data streams from 64 MiB,
+ * copies at 16-64 MiB, and above that rep movsb, which stops allocating
+ * above the L3, leads copies (1.5-1.6x glibc). */
+static const struct builtin zen4 = {
+	.name = "AMD Zen 4",
+	.source = "data/machines/zen4-vm, recorded 2026-11-30 and 2026-12-03",
+	.rung = {
+		[NTMEM_CLASS_SET_ZERO] = {
+			{RUN_VECTOR, 48 * KiB, WHY_VECTOR_L2},
+			{RUN_LIBC, 2 * MiB, WHY_LIBC_TIES},
+			{RUN_VECTOR, 12 * MiB, WHY_VECTOR_L2},
+			{RUN_STREAMING, 512 * MiB, "CLZERO leads zeros above the L3"},
+			{RUN_LIBC, END, WHY_LIBC_HOLDS}},
+		[NTMEM_CLASS_SET_NONZERO] = {
+			{RUN_VECTOR, 1 * MiB, WHY_VECTOR_L2},
+			{RUN_STRING, 2 * MiB, "rep stosb leads the AVX-512 loop at 1 MiB"},
+			{RUN_LIBC, 32 * MiB, WHY_LIBC_TIES},
+			{RUN_STREAMING_ANY, END, WHY_STREAM_ABOVE_L3}},
+		[NTMEM_CLASS_COPY] = {
+			{RUN_VECTOR, 512 * KiB, WHY_VECTOR_L2},
+			{RUN_STRING, 8 * MiB, "rep movsb leads the AVX-512 loop at 1-4 MiB"},
+			{RUN_STREAMING_ANY, 64 * MiB, WHY_STREAM_ABOVE_L3},
+			{RUN_STRING, END, WHY_ZEN_STRING}},
+	},
+};
+
+/* Zen 5: Turin (model 0x02).  Vector stores lead up to 768 KiB, rep
+ * stosb from there; above 3.5 MiB rep stosb of other values than zero
+ * falls from 104 to 40 GB/s while vector stores hold 84 to 16 MiB.  For
+ * zeros rep stosb and vector stores swap places between runs at 4-16 MiB:
+ * rep stosb is glibc's own choice there.  Above the L3 rep stosb and rep
+ * movsb no longer allocate: for zeros CLZERO is 1.2-1.4x them, for data
+ * they tie with streaming stores, and rep movsb beats every streaming
+ * copy, but for a dip at 4 MiB where glibc's memcpy holds. */
+static const struct builtin zen5 = {
+	.name = "AMD Zen 5",
+	.source = "data/machines/zen5-vm, recorded 2026-12-02",
+	.rung = {
+		[NTMEM_CLASS_SET_ZERO] = {
+			{RUN_VECTOR, 768 * KiB, WHY_VECTOR_L2},
+			{RUN_STRING, 32 * MiB, "rep stosb is the C library's choice here and ties with vector stores"},
+			{RUN_STREAMING, END, "CLZERO leads zeros above the L3 (1.2-1.4x rep stosb)"}},
+		[NTMEM_CLASS_SET_NONZERO] = {
+			{RUN_VECTOR, 768 * KiB, WHY_VECTOR_L2},
+			{RUN_STRING, 3 * MiB + 512 * KiB, "rep stosb leads up to 3.5 MiB"},
+			{RUN_VECTOR, 48 * MiB, "rep stosb of data falls to 40 GB/s from 4 MiB; vector stores hold 84"},
+			{RUN_STRING, END, WHY_ZEN_STRING}},
+		[NTMEM_CLASS_COPY] = {
+			{RUN_VECTOR, 24 * KiB, WHY_VECTOR_L2},
+			{RUN_STRING, 2 * MiB, "rep movsb leads in the L2"},
+			{RUN_LIBC, 8 * MiB, "glibc's memcpy holds at 4 MiB, where rep movsb dips"},
+			{RUN_STRING, END, WHY_ZEN_STRING}},
+	},
+};
+
+/* The Xeon this project was measured on (a 480 MiB L3 in sysfs): rep
+ * stosb allocates, and streaming stores are 1.6-4x glibc from 64 MiB. */
+static const struct builtin xeon_vm = {
+	.name = "Intel Xeon (KVM, model 167)",
+	.source = "data/machines/xeon-vm, recorded 2026-12-01 (partial)",
+	.rung = {
+		[NTMEM_CLASS_SET_ZERO] = {
+			{RUN_VECTOR, 32 * KiB, WHY_VECTOR_L2},
+			{RUN_LIBC, 32 * MiB, WHY_LIBC_TIES},
+			{RUN_STREAMING, END, WHY_STREAM_ABOVE_L3}},
+		[NTMEM_CLASS_SET_NONZERO] = {
+			{RUN_VECTOR, 32 * KiB, WHY_VECTOR_L2},
+			{RUN_LIBC, 32 * MiB, WHY_LIBC_TIES},
+			{RUN_STREAMING, END, WHY_STREAM_ABOVE_L3}},
+		[NTMEM_CLASS_COPY] = {
+			{RUN_VECTOR, 512 * KiB, WHY_VECTOR_L2},
+			{RUN_LIBC, 32 * MiB, WHY_LIBC_TIES},
+			{RUN_STREAMING, END, WHY_STREAM_ABOVE_L3}},
+	},
+	.interleave_pages = 1,
+};
+
 struct recorded {
 	const char *vendor;
 	unsigned family, model_lo, model_hi;   /* models model_lo..model_hi */
-	struct builtin ladders;
+	int guest_only;      /* 1: a virtual machine's CPU only: its model
+				number is the hypervisor's choice, and the
+				same number on bare metal is another part */
+	const struct builtin *ladders;
 };
 
-/* The three classes in order: memset of zeros, of other values, memcpy
- * (enum ntmem_class).  Zen 3's and Zen 4's model ranges are split in
- * AMD's numbering; each range is a row of its own. */
-#define ZEN3                                                                 \
-	{"AMD Zen 3", "data/machines/AuthenticAMD-25-1, recorded 2026-12-02, copies again", \
-	 {{{PICK_VECTOR, 12 * MiB}, {PICK_STREAMING, 512 * MiB}, {PICK_LIBC, END}}, \
-	  {{PICK_VECTOR, 12 * MiB}, {PICK_STREAMING_ANY, END}},               \
-	  {{PICK_VECTOR, 512 * KiB}, {PICK_LIBC, 8 * MiB}, {PICK_STREAMING, END}}}, \
-	 0, 1}
-#define ZEN4                                                                 \
-	{"AMD Zen 4", "data/machines/zen4-vm, recorded 2026-11-30 (partial)",  \
-	 {{{PICK_VECTOR, 32 * KiB}, {PICK_LIBC, 1 * MiB}, {PICK_VECTOR, 12 * MiB}, \
-	   {PICK_STREAMING_ANY, 64 * MiB}, {PICK_STREAMING, END}},             \
-	  {{PICK_VECTOR, 32 * MiB}, {PICK_STREAMING_ANY, END}},               \
-	  {{PICK_VECTOR, 8 * MiB}, {PICK_STREAMING_ANY, 64 * MiB},             \
-	   {PICK_STRING, END}}}, 0, 0}
-#define ZEN5                                                                 \
-	{"AMD Zen 5", "data/machines/zen5-vm, recorded 2026-12-02",            \
-	 {{{PICK_VECTOR, 768 * KiB}, {PICK_STRING, 32 * MiB},                  \
-	   {PICK_STREAMING, END}},                                            \
-	  {{PICK_VECTOR, 768 * KiB}, {PICK_STRING, 3 * MiB + 512 * KiB},       \
-	   {PICK_VECTOR, 48 * MiB}, {PICK_STRING, END}},                      \
-	  {{PICK_VECTOR, 24 * KiB}, {PICK_STRING, 2 * MiB}, {PICK_LIBC, 8 * MiB}, \
-	   {PICK_STRING, END}}}, 0, 0}
-#define XEON_VM                                                              \
-	{"Intel Xeon (KVM, model 167)",                                       \
-	 "data/machines/xeon-vm, recorded 2026-12-01 (partial)",               \
-	 {{{PICK_VECTOR, 32 * KiB}, {PICK_LIBC, 32 * MiB}, {PICK_STREAMING, END}}, \
-	  {{PICK_VECTOR, 32 * KiB}, {PICK_LIBC, 32 * MiB}, {PICK_STREAMING, END}}, \
-	  {{PICK_VECTOR, 512 * KiB}, {PICK_LIBC, 32 * MiB},                    \
-	   {PICK_STREAMING, END}}}, 1, 0}
-
+/* Zen 3's and Zen 4's model ranges are split in AMD's numbering; each
+ * range is a row of its own. */
 static const struct recorded recorded[] = {
-	/* Zen 3: Milan (EPYC 7xx3, model 0x01), Vermeer, Cezanne.  Cached
-	 * vector stores beat rep stosb and glibc up to about half the CCD's
-	 * L3; above it streaming stores are 1.5-3x glibc's memset (CLZERO
-	 * for zeros: the others trade places with it from run to run).
-	 * Streaming copies, line by line, lead from 16 MiB (1.2-1.5x rep
-	 * movsb; with four pages interleaved they ran at half glibc's).  Up
-	 * to half the L3 they read their source a page ahead: at 16 MiB
-	 * 0.95-1.00x libpmem's streaming copy with it, 0.77-0.92x without.
-	 * From 1 GiB glibc's own memset (rep stosb) holds its own in every
-	 * run, and the rest do not. */
-	{"AuthenticAMD", 0x19, 0x00, 0x0f, ZEN3},
-	{"AuthenticAMD", 0x19, 0x20, 0x5f, ZEN3},
-	/* Zen 4: Genoa (model 0x11), Raphael, Phoenix, Bergamo.  Streaming
-	 * zeros 1.8x glibc from 16 MiB; streaming data only above 64 MiB;
-	 * rep movsb leads copies from 128 MiB. */
-	{"AuthenticAMD", 0x19, 0x10, 0x1f, ZEN4},
-	{"AuthenticAMD", 0x19, 0x60, 0x7f, ZEN4},
-	{"AuthenticAMD", 0x19, 0xa0, 0xaf, ZEN4},
-	/* Zen 5: Turin (model 0x02).  Vector stores lead up to 768 KiB,
-	 * rep stosb from there; above 3.5 MiB rep stosb of other values
-	 * than zero falls from 104 to 40 GB/s while vector stores hold 84
-	 * to 16 MiB.  For zeros rep stosb and vector stores swap places
-	 * between runs at 4-16 MiB (97 against 80 GB/s in one, 60 against
-	 * 81 in the next): rep stosb is glibc's own choice there.  Above
-	 * the L3 rep stosb and rep movsb no longer allocate: for zeros
-	 * CLZERO is 1.2-1.4x them, for data they tie with streaming stores,
-	 * and rep movsb beats every streaming copy, but for a dip at 4 MiB
-	 * where glibc's memcpy holds. */
-	{"AuthenticAMD", 0x1a, 0x00, 0xff, ZEN5},
-	/* The Xeon this project was measured on (a 480 MiB L3 in sysfs):
-	 * rep stosb allocates, and streaming stores are 1.6-4x glibc from
-	 * 64 MiB. */
-	{"GenuineIntel", 0x06, 167, 167, XEON_VM},
+	{.vendor = "AuthenticAMD", .family = 0x19, .model_lo = 0x00, .model_hi = 0x0f, .ladders = &zen3},
+	{.vendor = "AuthenticAMD", .family = 0x19, .model_lo = 0x20, .model_hi = 0x5f, .ladders = &zen3},
+	{.vendor = "AuthenticAMD", .family = 0x19, .model_lo = 0x10, .model_hi = 0x1f, .ladders = &zen4},
+	{.vendor = "AuthenticAMD", .family = 0x19, .model_lo = 0x60, .model_hi = 0x7f, .ladders = &zen4},
+	{.vendor = "AuthenticAMD", .family = 0x19, .model_lo = 0xa0, .model_hi = 0xaf, .ladders = &zen4},
+	{.vendor = "AuthenticAMD", .family = 0x1a, .model_lo = 0x00, .model_hi = 0xff, .ladders = &zen5},
+	/* Model 167 is Rocket Lake on bare metal; in this KVM guest it
+	 * stands for a server part with a 480 MiB L3. */
+	{.vendor = "GenuineIntel", .family = 0x06, .model_lo = 167, .model_hi = 167,
+	 .guest_only = 1, .ladders = &xeon_vm},
 };
 
-/* For a CPU not in the table: the entry points' own loop to 32 KiB (it
- * beats the C library's function there on every machine recorded), then
- * the C library's, then streaming stores above the L3 share a CPU has
- * (copies: half of it; they touch twice their size).  On AMD's Zen parts
- * rep stosb and rep movsb stop allocating above the L3: there they tie
- * with or beat streaming stores of data (Zen 4 0.6x glibc at 16 MiB,
- * Zen 5 0.94x at 64 MiB) and copies (Zen 3 0.4x, Zen 5 0.8x), so an
- * unknown AMD CPU streams zeros alone, with a store that writes any value
- * (CLZERO fell to 0.87x glibc at 1 GiB on Zen 3), and only up to 512 MiB. */
+/* ------------------------------------------------------------------ */
+/* The rules for CPUs not recorded                                    */
+/* ------------------------------------------------------------------ */
+
+/* Every rule starts with the entry points' own loop to 32 KiB: it beats
+ * the C library's function there on every machine recorded. */
+#define LOOP_MAX (32 * KiB)
+/* From here on AMD's rep stosb holds its own against every streaming
+ * store in every run recorded (Zen 3 at 1 GiB: 0.89-1.0x). */
+#define AMD_GLIBC_HOLDS (512 * MiB)
+
+/* Zen 1 to 4 (families 0x17 to 0x19, Hygon's 0x18), where the recorded
+ * Zen 3 and Zen 4 agree: zeros stream above the L3 share up to 512 MiB;
+ * memset of other values keeps the C library's (streaming it at 16 MiB
+ * ran at 0.5-0.6x glibc on both, in one run of two); copies stream from
+ * half the share (1.2-2.1x glibc from 16 MiB on both).  The share's
+ * floor (8 MiB) and cap (64 MiB, cpu.h) keep every edge between the
+ * loop's 32 KiB and 512 MiB. */
+static const struct builtin zen_rule = {
+	.name = "the rule for AMD Zen 1-4 not recorded",
+	.rung = {
+		[NTMEM_CLASS_SET_ZERO] = {
+			{RUN_VECTOR, LOOP_MAX, WHY_VECTOR_L2},
+			{RUN_LIBC, UPTO_SHARE, NULL},
+			{RUN_STREAMING, AMD_GLIBC_HOLDS, WHY_STREAM_ABOVE_L3},
+			{RUN_LIBC, END, WHY_LIBC_HOLDS}},
+		[NTMEM_CLASS_SET_NONZERO] = {
+			{RUN_VECTOR, LOOP_MAX, WHY_VECTOR_L2},
+			{RUN_LIBC, END, "rep stosb, the C library's, does not allocate above the L3 on Zen; streaming data lost at 16 MiB in half the runs recorded"}},
+		[NTMEM_CLASS_COPY] = {
+			{RUN_VECTOR, LOOP_MAX, WHY_VECTOR_L2},
+			{RUN_LIBC, UPTO_SHARE, NULL},
+			{RUN_STREAMING_ANY, END, WHY_STREAM_ABOVE_L3}},
+	},
+};
+
+/* Zen 5 and later (family 0x1a on): CLZERO for zeros above the share;
+ * rep movsb for copies above it, 1.2-1.3x every streaming copy. */
+static const struct builtin zen5_rule = {
+	.name = "the rule for AMD Zen 5 and later not recorded",
+	.rung = {
+		[NTMEM_CLASS_SET_ZERO] = {
+			{RUN_VECTOR, LOOP_MAX, WHY_VECTOR_L2},
+			{RUN_LIBC, UPTO_SHARE, NULL},
+			{RUN_STREAMING, END, WHY_STREAM_ABOVE_L3}},
+		[NTMEM_CLASS_SET_NONZERO] = {
+			{RUN_VECTOR, LOOP_MAX, WHY_VECTOR_L2},
+			{RUN_LIBC, END, "rep stosb, the C library's, does not allocate above the L3 on Zen and ties with streaming stores there"}},
+		[NTMEM_CLASS_COPY] = {
+			{RUN_VECTOR, LOOP_MAX, WHY_VECTOR_L2},
+			{RUN_LIBC, UPTO_SHARE, NULL},
+			{RUN_STRING, END, WHY_ZEN_STRING}},
+	},
+};
+
+/* Intel, and any CPU no family rule knows: the C library's own up to the
+ * L3 share, streaming stores above it (rep stosb allocates on Intel). */
+static const struct builtin share_rule = {
+	.name = "the rule for CPUs not recorded",
+	.rung = {
+		[NTMEM_CLASS_SET_ZERO] = {
+			{RUN_VECTOR, LOOP_MAX, WHY_VECTOR_L2},
+			{RUN_LIBC, UPTO_SHARE, NULL},
+			{RUN_STREAMING, END, WHY_STREAM_ABOVE_L3}},
+		[NTMEM_CLASS_SET_NONZERO] = {
+			{RUN_VECTOR, LOOP_MAX, WHY_VECTOR_L2},
+			{RUN_LIBC, UPTO_SHARE, NULL},
+			{RUN_STREAMING, END, WHY_STREAM_ABOVE_L3}},
+		[NTMEM_CLASS_COPY] = {
+			{RUN_VECTOR, LOOP_MAX, WHY_VECTOR_L2},
+			{RUN_LIBC, UPTO_SHARE, NULL},
+			{RUN_STREAMING, END, WHY_STREAM_ABOVE_L3}},
+	},
+};
+
+struct family {
+	const char *vendor;
+	unsigned family_lo, family_hi;
+	const struct builtin *rule;
+	int interleave_pages;  /* as measured: Intel's streaming copies
+				  gain by moving four pages at once, AMD's
+				  lose by it (shape.h) */
+};
+
+static const struct family families[] = {
+	{.vendor = "AuthenticAMD", .family_lo = 0x17, .family_hi = 0x19, .rule = &zen_rule},
+	{.vendor = "HygonGenuine", .family_lo = 0x18, .family_hi = 0x18, .rule = &zen_rule},
+	{.vendor = "AuthenticAMD", .family_lo = 0x1a, .family_hi = 0xff, .rule = &zen5_rule},
+	{.vendor = "GenuineIntel", .family_lo = 0, .family_hi = 0xff, .rule = &share_rule,
+	 .interleave_pages = 1},
+};
+
+/* ------------------------------------------------------------------ */
+/* Sizes from the topology                                            */
+/* ------------------------------------------------------------------ */
+
 /* The built-in threshold is one thread's share of the last-level cache:
  * above it a clear or copy would evict more than its own share.  The
  * floor: below 8 MiB streaming always lost in the seeds' tables (2-16 MB).
@@ -118,7 +281,6 @@ static const struct recorded recorded[] = {
  * twice its size (source and destination), so it streams from half the
  * share. */
 #define THRESHOLD_FLOOR (8 * MiB)
-
 #define SHARE_UNKNOWN (64 * MiB)
 
 size_t ntm_default_threshold(const struct cpu *cpu, enum ntmem_op op,
@@ -152,121 +314,82 @@ size_t ntm_default_threshold(const struct cpu *cpu, enum ntmem_op op,
 	return t;
 }
 
-#define ENTRY_LOOP_MAX (32 * KiB)
-/* From here on AMD's rep stosb holds its own against every streaming
- * store in every run recorded (Zen 3 at 1 GiB: 0.89-1.0x). */
-#define AMD_GLIBC_HOLDS (512 * MiB)
-
-/* Do the entry points of this CPU run a vector loop of their own (the
- * x86-64 widths)?  The rule starts with it where they do; elsewhere
- * nothing measured says a loop beats the C library's function. */
-static int entry_has_loop(void)
+/* The family rule for cpu, its sizes made bytes, into *b. */
+static void family_rule(const struct cpu *cpu, struct builtin *b, char *how,
+			size_t len)
 {
-	enum ntm_width w = ntm_width_choose();
-	for (int id = 0; id < ntm_variant_count(); id++)
-		if (ntm_variant(id)->inline_width == w && w != NTM_WIDTH_NONE)
-			return 1;
-	return 0;
-}
-
-static void unknown_rule(const struct cpu *cpu, struct builtin *b, char *how,
-			 size_t len)
-{
+	const struct family *f = NULL;
+	for (size_t i = 0; i < sizeof families / sizeof families[0] && !f; i++)
+		if (!strcmp(cpu->vendor, families[i].vendor) &&
+		    cpu->family >= families[i].family_lo &&
+		    cpu->family <= families[i].family_hi)
+			f = &families[i];
+	*b = f ? *f->rule : share_rule;
+	b->interleave_pages = f && f->interleave_pages;
 	char why[2][200];
-	size_t t[2];
+	size_t share[2];
 	for (int op = 0; op < 2; op++)
-		t[op] = ntm_default_threshold(cpu, op, why[op], sizeof why[op]);
-	int amd = !strcmp(cpu->vendor, "AuthenticAMD") && cpu->family >= 0x17;
-	int loop = entry_has_loop();
-	memset(b, 0, sizeof *b);
-	b->name = "the rule for CPUs not recorded";
-	/* As measured: Intel's streaming copies gain by moving four pages
-	 * at once, AMD's lose by it (shape.h). */
-	b->interleave_pages = !strcmp(cpu->vendor, "GenuineIntel");
+		share[op] = ntm_default_threshold(cpu, op, why[op], sizeof why[op]);
+	/* Without a loop of its own at this width (off x86-64), nothing
+	 * measured says a loop beats the C library's function. */
+	int loop = ntm_width_loop(NTMEM_OP_SET, ntm_width_for(cpu->usable),
+				  cpu->usable) != NULL;
 	for (int cls = 0; cls < NTM_BUILTIN_CLASSES; cls++) {
-		int copy = cls == NTMEM_CLASS_COPY;
-		struct builtin_rung *r = b->rung[cls];
-		/* The C library's own where there is no loop: it merges with
-		 * the libc rung that follows. */
-		r[0] = (struct builtin_rung){loop ? PICK_VECTOR : PICK_LIBC, ENTRY_LOOP_MAX};
-		if (amd && cls != NTMEM_CLASS_SET_ZERO) {
-			r[1] = (struct builtin_rung){PICK_LIBC, END};
-			continue;
-		}
-		r[1] = (struct builtin_rung){PICK_LIBC, t[copy]};
-		if (amd && t[copy] < AMD_GLIBC_HOLDS) {
-			r[2] = (struct builtin_rung){PICK_STREAMING_ANY, AMD_GLIBC_HOLDS};
-			r[3] = (struct builtin_rung){PICK_LIBC, END};
-		} else {
-			r[2] = (struct builtin_rung){amd ? PICK_LIBC : PICK_STREAMING, END};
+		size_t t = share[cls == NTMEM_CLASS_COPY];
+		for (int i = 0; i < BUILTIN_RUNGS; i++) {
+			struct builtin_rung *r = &b->rung[cls][i];
+			if (r->upto == UPTO_SHARE)
+				r->upto = t;
+			else if (r->upto == UPTO_4_SHARES)
+				r->upto = t > SIZE_MAX / 4 ? END : 4 * t;
+			if (r->run == RUN_VECTOR && !loop)
+				r->run = RUN_LIBC;
+			if (r->upto == END)
+				break;
 		}
 	}
-	snprintf(how, len, "%s (%s family %u model %u): %s%s%s", b->name,
-		 cpu->vendor[0] ? cpu->vendor : "unknown", cpu->family, cpu->model,
-		 amd ? "memset of zeros streams from 512 MiB down to " :
-		       "memset streams above ",
-		 why[0], amd ? "; other memsets and memcpy never (AMD Zen: rep "
-			       "stosb and movsb stop allocating above the L3)"
-			     : "");
-	if (!amd) {
-		size_t used = strlen(how);
-		if (used < len)
-			snprintf(how + used, len - used, "; memcpy above %s", why[1]);
-	}
+	snprintf(how, len, "%s (%s family %u model %u): streams memset above %s; "
+		 "memcpy above %s", b->name, cpu->vendor[0] ? cpu->vendor : "unknown",
+		 cpu->family, cpu->model, why[0], why[1]);
 }
 
-const struct builtin *ntm_builtin_for(const struct cpu *cpu,
+const struct builtin *ntm_builtin_for(const struct cpu *cpu, int family_only,
 				      struct builtin *scratch, char *how,
 				      size_t len)
 {
-	for (size_t i = 0; i < sizeof recorded / sizeof recorded[0]; i++) {
+	for (size_t i = 0; i < sizeof recorded / sizeof recorded[0] && !family_only; i++) {
 		const struct recorded *e = &recorded[i];
 		if (!strcmp(cpu->vendor, e->vendor) && cpu->family == e->family &&
-		    cpu->model >= e->model_lo && cpu->model <= e->model_hi) {
-			snprintf(how, len, "%s, from %s", e->ladders.name,
-				 e->ladders.source);
-			return &e->ladders;
+		    cpu->model >= e->model_lo && cpu->model <= e->model_hi &&
+		    (!e->guest_only || cpu->hypervisor[0])) {
+			snprintf(how, len, "%s, from %s", e->ladders->name,
+				 e->ladders->source);
+			return e->ladders;
 		}
 	}
-	unknown_rule(cpu, scratch, how, len);
+	family_rule(cpu, scratch, how, len);
 	return scratch;
 }
 
-/* The best-ranked variant of op and role that runs on usable. */
-static const struct variant *ranked(enum ntmem_op op, enum ntmem_role role,
-				    int zero_ok, unsigned usable)
-{
-	const struct variant *best = NULL;
-	for (int id = 0; id < ntm_variant_count(); id++) {
-		const struct variant *v = ntm_variant(id);
-		if (v->op != op || v->role != role || (v->zero_only && !zero_ok) ||
-		    (v->requires & ~usable))
-			continue;
-		if (!best || v->rank > best->rank)
-			best = v;
-	}
-	return best;
-}
-
-const struct variant *ntm_builtin_variant(int cls, enum builtin_pick pick,
+const struct variant *ntm_builtin_variant(int cls, enum builtin_method run,
 					  unsigned usable)
 {
 	enum ntmem_op op = cls == NTMEM_CLASS_COPY ? NTMEM_OP_COPY : NTMEM_OP_SET;
 	int zeros = cls == NTMEM_CLASS_SET_ZERO;
-	switch (pick) {
-	case PICK_VECTOR:
-		return ranked(op, NTMEM_ROLE_VECTOR, 0, usable);
-	case PICK_STRING:
+	switch (run) {
+	case RUN_VECTOR:
+		return ntm_ranked(op, NTMEM_ROLE_VECTOR, 0, usable);
+	case RUN_STRING:
 		/* rep stosb/movsb, where the CPU has ERMS (without it they are
 		 * slow, and rep stosq is not what a table measured). */
-		return usable & CPU_ERMS ? ranked(op, NTMEM_ROLE_STRING, 0, usable)
+		return usable & CPU_ERMS ? ntm_ranked(op, NTMEM_ROLE_STRING, 0, usable)
 					 : NULL;
-	case PICK_STREAMING:
-		return ranked(op, NTMEM_ROLE_STREAMING, zeros, usable);
-	case PICK_STREAMING_ANY:
-		return ranked(op, NTMEM_ROLE_STREAMING, 0, usable);
-	case PICK_LIBC:
+	case RUN_STREAMING:
+		return ntm_ranked(op, NTMEM_ROLE_STREAMING, zeros, usable);
+	case RUN_STREAMING_ANY:
+		return ntm_ranked(op, NTMEM_ROLE_STREAMING, 0, usable);
+	case RUN_LIBC:
 	default:
-		return ranked(op, NTMEM_ROLE_LIBC, 0, usable);
+		return ntm_ranked(op, NTMEM_ROLE_LIBC, 0, usable);
 	}
 }

@@ -1,8 +1,9 @@
 /* builtin.h - the built-in ladders: per CPU this project has recorded
  * (data/machines/), the ladder of each call class that its tables show
- * best, and for any other CPU a rule that loses to the C library on no
- * recorded machine.  Pure data and pure functions of a struct cpu, so
- * that tests/test_replay.c can replay every recorded machine anywhere. */
+ * best, and for any other CPU what the recorded machines teach for its
+ * vendor and family, sized by its cache topology.  Pure data and pure
+ * functions of a struct cpu, so that tests/test_replay.c can replay every
+ * recorded machine anywhere, with its entry and with the family rule. */
 #ifndef NTM_BUILTIN_H
 #define NTM_BUILTIN_H
 
@@ -12,20 +13,27 @@
 #include "variants/variant.h"
 
 /* What a built-in rung runs, by the variant's data (role, rank), never
- * by name.  A pick this CPU cannot run falls back to the C library's. */
-enum builtin_pick {
-	PICK_LIBC,           /* the C library's own function */
-	PICK_VECTOR,         /* the entry width's cached vector loop: the
-				best-ranked vector variant */
-	PICK_STRING,         /* rep stosb / rep movsb (ERMS) */
-	PICK_STREAMING,      /* the best-ranked streaming variant the class
-				can use (zero-only ones for zeros) */
-	PICK_STREAMING_ANY   /* the best-ranked one that writes any value */
+ * by name.  A method this CPU cannot run falls back to the C library's. */
+enum builtin_method {
+	RUN_LIBC,           /* the C library's own function */
+	RUN_VECTOR,         /* cached vector stores: the best-ranked vector
+			       variant (the entry width's own loop) */
+	RUN_STRING,         /* rep stosb / rep movsb, where the CPU has ERMS */
+	RUN_STREAMING,      /* the best-ranked streaming variant the class can
+			       use (zero-only ones, CLZERO, for zeros) */
+	RUN_STREAMING_ANY   /* the best-ranked one that writes any value */
 };
 
+/* A rung's upper edge: bytes, or one of these, sized from the topology
+ * (ntm_default_threshold): the op's share of the L3, 4 times it. */
+#define UPTO_SHARE ((size_t)-2)
+#define UPTO_4_SHARES ((size_t)-3)
+
 struct builtin_rung {
-	enum builtin_pick pick;
+	enum builtin_method run;
 	size_t upto;         /* one past the last size; SIZE_MAX: no end */
+	const char *why;     /* why this method here, for "ntmem info"; NULL
+				when it says nothing the rung does not */
 };
 
 #define BUILTIN_RUNGS 6
@@ -35,7 +43,7 @@ struct builtin {
 	const char *name;    /* "AMD Zen 3" */
 	const char *source;  /* where its numbers come from, e.g.
 				"data/machines/AuthenticAMD-25-1, recorded
-				2026-12-02"; NULL for the unknown-CPU rule */
+				2026-12-02"; NULL for a family rule */
 	struct builtin_rung rung[NTM_BUILTIN_CLASSES][BUILTIN_RUNGS];
 	int interleave_pages; /* streaming copies move four pages at once
 				 (ntm_stream_copy_pages) */
@@ -44,21 +52,23 @@ struct builtin {
 				 (ntm_stream_prefetch_below) */
 };
 
-/* The built-in ladders for cpu: its recorded entry, else the rule for
- * CPUs nobody here has measured, made into *scratch from the cache
- * topology (how it came about into how[len]).  Returns the entry used. */
-const struct builtin *ntm_builtin_for(const struct cpu *cpu,
+/* The built-in ladders for cpu: its recorded entry, else (or with
+ * family_only) the rule for its vendor and family, made into *scratch
+ * with its sizes from the cache topology.  How it came about goes into
+ * how[len].  Returns the entry used; its rungs' upto are all bytes. */
+const struct builtin *ntm_builtin_for(const struct cpu *cpu, int family_only,
 				      struct builtin *scratch, char *how,
 				      size_t len);
 
-/* The built-in streaming threshold for op, and a line saying how it was
+/* The built-in streaming threshold for op: one CPU's share of the L3
+ * (half of it for copies), at least 8 MiB; and a line saying how it was
  * derived from the planned caches. */
 size_t ntm_default_threshold(const struct cpu *cpu, enum ntmem_op op,
 			     char *how, size_t len);
 
-/* The variant a rung's pick names for class cls on a CPU that runs the
+/* The variant a rung's method names for class cls on a CPU that runs the
  * features in usable (enum cpu_feature bits), or NULL when none runs. */
-const struct variant *ntm_builtin_variant(int cls, enum builtin_pick pick,
+const struct variant *ntm_builtin_variant(int cls, enum builtin_method run,
 					  unsigned usable);
 
 #endif

@@ -206,6 +206,22 @@ NTM_NO_SANITIZE unsigned ntm_cpu_probe(unsigned *reported, uint64_t *xcr0)
 	return usable;
 }
 
+/* A guest's hypervisor, from the leaf every hypervisor answers when
+ * CPUID.1:ECX[31] says there is one: "KVMKVMKVM", "Microsoft Hv", ... */
+static void read_hypervisor(char *name)
+{
+	unsigned a, b, c, d;
+	__cpuid(0x40000000, a, b, c, d);
+	memcpy(name + 0, &b, 4);
+	memcpy(name + 4, &c, 4);
+	memcpy(name + 8, &d, 4);
+	name[12] = '\0';
+	ntm_cpu_trim_brand(name);
+	/* A hypervisor bit with no name still says: a guest. */
+	if (!name[0])
+		strcpy(name, "unnamed");
+}
+
 static void detect_x86(struct cpu *cpu)
 {
 	unsigned a, b, c, d;
@@ -234,6 +250,8 @@ static void detect_x86(struct cpu *cpu)
 
 	cpu->usable = ntm_cpu_probe(&cpu->reported, &cpu->xcr0);
 	cpu->has_xcr0 = (c >> 27) & 1;  /* OSXSAVE */
+	if (c >> 31)
+		read_hypervisor(cpu->hypervisor);
 
 	if (max_ext >= 0x80000004) {
 		unsigned w[12];
@@ -617,6 +635,7 @@ int ntmem_cpu_info(struct ntmem_cpu_info *info)
 		.planned = public_sizes(&public_plan.caches),
 		.planned_how = public_plan.how,
 		.online_cpus = cpu->online_cpus,
+		.hypervisor = cpu->hypervisor,
 	};
 	return 0;
 }

@@ -16,6 +16,8 @@ struct cpu {
 	char vendor[13];        /* "GenuineIntel", "AuthenticAMD", "" off x86 */
 	char brand[49];
 	unsigned family, model, stepping;
+	char hypervisor[13];    /* a guest's hypervisor ("KVMKVMKVM"); ""
+				   on bare metal or where none is known */
 	unsigned reported;      /* enum cpu_feature bits CPUID reports */
 	unsigned usable;        /* ... and the OS supports */
 	int has_xcr0;

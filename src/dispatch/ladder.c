@@ -32,6 +32,7 @@ int ntm_ladder_push(struct ladder *l, const struct variant *v, size_t to,
 	l->to[l->count] = to;
 	l->v[l->count] = v;
 	l->origin[l->count] = origin;
+	l->why[l->count] = NULL;
 	l->count++;
 	return 0;
 }

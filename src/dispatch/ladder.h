@@ -17,6 +17,8 @@ struct ladder {
 	const struct variant *v[NTMEM_LADDER_MAX];
 	const struct variant *cached[NTMEM_LADDER_MAX]; /* for TEMPORAL */
 	enum ntmem_origin origin[NTMEM_LADDER_MAX];
+	const char *why[NTMEM_LADDER_MAX];       /* a built-in rung's reason,
+						    for "ntmem info"; NULL */
 	const struct variant *streaming;         /* for NONTEMPORAL */
 	enum ntmem_origin streaming_origin;
 };
@@ -36,7 +38,7 @@ static inline unsigned ntm_ladder_rung(const struct ladder *l, size_t n)
 }
 
 /* The variant for a call of n bytes with valid flags. */
-static inline const struct variant *ntm_ladder_pick(const struct ladder *l,
+static inline const struct variant *ntm_ladder_variant(const struct ladder *l,
 						     size_t n, unsigned flags)
 {
 	if (flags & NTMEM_F_NONTEMPORAL)

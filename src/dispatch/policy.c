@@ -12,7 +12,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "adapt.h"
 #include "builtin.h"
 #include "variants/libc.h"
 #include "profile.h"
@@ -20,32 +19,14 @@
 #include "util/size.h"
 #include "width.h"
 
-
-
-
-const struct variant *ntm_ranked(enum ntmem_op op, enum ntmem_role role,
-				 int zero_ok)
-{
-	const struct variant *best = NULL;
-	for (int id = 0; id < ntm_variant_count(); id++) {
-		const struct variant *v = ntm_variant(id);
-		if (v->op != op || v->role != role || (v->zero_only && !zero_ok) ||
-		    ntm_variant_unsupported(v))
-			continue;
-		if (!best || v->rank > best->rank)
-			best = v;
-	}
-	return best;
-}
-
 /* The cached variant to fall back on: libc, else the best cached one. */
-static const struct variant *ranked_cached(enum ntmem_op op)
+static const struct variant *ranked_cached(enum ntmem_op op, unsigned usable)
 {
 	static const enum ntmem_role order[] = {
 		NTMEM_ROLE_LIBC, NTMEM_ROLE_VECTOR, NTMEM_ROLE_STRING,
 		NTMEM_ROLE_PLAIN};
 	for (size_t i = 0; i < sizeof order / sizeof order[0]; i++) {
-		const struct variant *v = ntm_ranked(op, order[i], 0);
+		const struct variant *v = ntm_ranked(op, order[i], 0, usable);
 		if (v)
 			return v;
 	}
@@ -69,22 +50,20 @@ void ntm_policy_note(struct policy *p, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* The streaming variant a class falls back on: the best by rank that can
- * write its values, else its cached one (no streaming on this CPU). */
-const struct variant *ntm_fallback_streaming(enum ntmem_class cls)
+const struct variant *ntm_fallback_streaming(const struct policy *p,
+					     enum ntmem_class cls)
 {
 	enum ntmem_op op = ntm_op_of(cls);
-	const struct variant *v =
-		ntm_ranked(op, NTMEM_ROLE_STREAMING, cls == NTMEM_CLASS_SET_ZERO);
-	return v ? v : ranked_cached(op);
+	const struct variant *v = ntm_ranked(op, NTMEM_ROLE_STREAMING,
+					     cls == NTMEM_CLASS_SET_ZERO, p->usable);
+	return v ? v : ranked_cached(op, p->usable);
 }
 
-/* Install a ladder built elsewhere, keeping l's cached fallback. */
 /* The nonzero twin of a memset ladder: zero-only rungs give way to the
  * best streaming variant that writes any value. */
-static void nonzero_twin(struct ladder *l)
+static void nonzero_twin(const struct policy *p, struct ladder *l)
 {
-	const struct variant *any = ntm_fallback_streaming(NTMEM_CLASS_SET_NONZERO);
+	const struct variant *any = ntm_fallback_streaming(p, NTMEM_CLASS_SET_NONZERO);
 	for (unsigned i = 0; i < l->count; i++)
 		if (l->v[i]->zero_only)
 			l->v[i] = any;
@@ -92,37 +71,25 @@ static void nonzero_twin(struct ladder *l)
 		l->streaming = any;
 }
 
-void ntm_policy_install(struct ladder *l, struct ladder *from,
-			enum ntmem_class cls)
+void ntm_policy_install(const struct policy *p, struct ladder *l,
+			struct ladder *from, enum ntmem_class cls)
 {
 	if (cls == NTMEM_CLASS_SET_NONZERO)
-		nonzero_twin(from);
-	from->cached[0] = ranked_cached(ntm_op_of(cls));
-	ntm_ladder_finish(from, ntm_fallback_streaming(cls));
+		nonzero_twin(p, from);
+	from->cached[0] = ranked_cached(ntm_op_of(cls), p->usable);
+	ntm_ladder_finish(from, ntm_fallback_streaming(p, cls));
 	*l = *from;
 }
 
-/* The registry variant that is the entry points' own vector loop, which
- * they run inline, or NULL. */
-static const struct variant *entry_loop(enum ntmem_op op)
-{
-	enum ntm_width w = ntm_width_choose();
-	for (int id = 0; id < ntm_variant_count(); id++) {
-		const struct variant *v = ntm_variant(id);
-		if (v->op == op && v->inline_width == w &&
-		    !ntm_variant_unsupported(v))
-			return v;
-	}
-	return NULL;
-}
-
 /* The built-in ladders (builtin.c): a recorded CPU's own, else the rule
- * for other CPUs.  A pick this CPU cannot run takes the cached fallback;
- * NONTEMPORAL takes the ladder's own streaming rung where it has one. */
+ * for its family.  A method this CPU cannot run takes the cached
+ * fallback; NONTEMPORAL takes the ladder's own streaming rung where it
+ * has one. */
 static void default_ladders(struct policy *p, const struct cpu *cpu)
 {
 	struct builtin scratch;
-	const struct builtin *b = ntm_builtin_for(cpu, &scratch, p->default_how[0],
+	const struct builtin *b = ntm_builtin_for(cpu, p->family_only, &scratch,
+						  p->default_how[0],
 						  sizeof p->default_how[0]);
 	memcpy(p->default_how[1], p->default_how[0], sizeof p->default_how[1]);
 	p->builtin_recorded = b->source != NULL;
@@ -138,19 +105,20 @@ static void default_ladders(struct policy *p, const struct cpu *cpu)
 		for (int i = 0; i < BUILTIN_RUNGS && l.count < NTMEM_LADDER_MAX; i++) {
 			const struct builtin_rung *r = &b->rung[cls][i];
 			const struct variant *v =
-				ntm_builtin_variant(cls, r->pick, cpu->usable);
+				ntm_builtin_variant(cls, r->run, cpu->usable);
 			if (!v)
-				v = ranked_cached(op);
-			ntm_ladder_push(&l, v, r->upto, NTMEM_ORIGIN_DEFAULT);
+				v = ranked_cached(op, cpu->usable);
+			if (ntm_ladder_push(&l, v, r->upto, NTMEM_ORIGIN_DEFAULT) == 0)
+				l.why[l.count - 1] = r->why;
 			if (ntm_streams(v))
 				l.streaming = v;
 			if (r->upto == SIZE_MAX)
 				break;
 		}
 		if (!l.streaming)
-			l.streaming = ntm_fallback_streaming(cls);
+			l.streaming = ntm_fallback_streaming(p, cls);
 		l.streaming_origin = NTMEM_ORIGIN_DEFAULT;
-		ntm_policy_install(&p->ladder[cls], &l, cls);
+		ntm_policy_install(p, &p->ladder[cls], &l, cls);
 	}
 }
 
@@ -204,7 +172,7 @@ static void apply_profile(struct policy *p, const struct cpu *cpu,
 				     pl->streaming);
 			}
 		}
-		ntm_policy_install(&p->ladder[cls], &l, cls);
+		ntm_policy_install(p, &p->ladder[cls], &l, cls);
 	}
 }
 
@@ -215,6 +183,7 @@ static void keep_rung(struct ladder *l, unsigned keep, unsigned i)
 	l->v[keep] = l->v[i];
 	l->cached[keep] = l->cached[i];
 	l->origin[keep] = l->origin[i];
+	l->why[keep] = l->why[i];
 }
 
 /* Rungs that end at or below reach + 1 serve no call: the entry points
@@ -273,27 +242,128 @@ static void merge_repeats(struct policy *p)
 	}
 }
 
-/* Per class, the edges that take part in trials and the least size that
- * does (none with adapt=0). */
-static void plan_trials(struct policy *p, const struct cpu *cpu)
+
+/* ------------------------------------------------------------------ */
+/* What the selector reads beside the ladders                         */
+/* ------------------------------------------------------------------ */
+
+/* v joins b's sides, unless it is one already or b is full. */
+static void add_side(struct learn_band *b, const struct variant *v)
+{
+	for (unsigned i = 0; v && i < b->nsides; i++)
+		if (b->side[i] == v)
+			return;
+	if (v && b->nsides < NTM_LEARN_SIDES)
+		b->side[b->nsides++] = v;
+}
+
+static int has_role(const struct learn_band *b, enum ntmem_role role)
+{
+	for (unsigned i = 0; i < b->nsides; i++)
+		if (b->side[i]->role == role)
+			return 1;
+	return 0;
+}
+
+/* The rival of role for rung i of l: the ladder's nearest rung of that
+ * role (the profile's or the entry's choice of variant), else its
+ * streaming variant, else the best-ranked of the role; rep string only
+ * where the CPU has ERMS. */
+static const struct variant *rival(const struct policy *p, const struct ladder *l,
+				   enum ntmem_class cls, unsigned i,
+				   enum ntmem_role role)
+{
+	for (unsigned d = 1; d < l->count; d++) {
+		if (i >= d && l->v[i - d]->role == role)
+			return l->v[i - d];
+		if (i + d < l->count && l->v[i + d]->role == role)
+			return l->v[i + d];
+	}
+	if (role == NTMEM_ROLE_STREAMING && ntm_streams(l->streaming))
+		return l->streaming;
+	if (role == NTMEM_ROLE_STRING && !(p->usable & CPU_ERMS))
+		return NULL;
+	return ntm_ranked(ntm_op_of(cls), role, cls == NTMEM_CLASS_SET_ZERO,
+			  p->usable);
+}
+
+/* Band k of class cls: the ladder's variants in it and their rivals of
+ * the other kinds.  A band with a rung NTMEM_TUNABLES set does not learn:
+ * the user has pinned it. */
+static void plan_band(struct policy *p, enum ntmem_class cls, unsigned k,
+		      size_t l3)
+{
+	const struct ladder *l = &p->ladder[cls];
+	struct learn_band *b = &p->band[cls][k];
+	size_t from = ntm_learn_band_from(k);
+	size_t last = k + 1 < NTM_LEARN_BANDS ? ntm_learn_band_from(k + 1) - 1
+					      : SIZE_MAX;
+	unsigned lo = ntm_ladder_rung(l, from), hi = ntm_ladder_rung(l, last);
+	memset(b, 0, sizeof *b);
+	for (unsigned i = lo; i <= hi; i++) {
+		if (l->origin[i] == NTMEM_ORIGIN_ENVIRONMENT) {
+			b->nsides = 0;
+			return;
+		}
+		add_side(b, l->v[i]);
+	}
+	static const enum ntmem_role kinds[] = {
+		NTMEM_ROLE_VECTOR, NTMEM_ROLE_STRING, NTMEM_ROLE_STREAMING};
+	for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+		if (!has_role(b, kinds[i]))
+			add_side(b, rival(p, l, cls, lo, kinds[i]));
+	b->near_cache = l3 == 0 || from < 4 * l3;
+}
+
+static void plan_learning(struct policy *p, const struct cpu *cpu)
 {
 	struct cache_plan plan;
 	ntm_cpu_plan(cpu, &plan);
+	size_t l3 = plan.caches.l3 ? plan.caches.l3 : (size_t)64 << 20;
 	for (int cls = 0; cls < NTM_CLASSES; cls++) {
-		const struct ladder *l = &p->ladder[cls];
-		p->adapt_edges[cls] = p->adapt ? ntm_adapt_edges(l, plan.caches.l3) : 0;
-		p->adapt_from[cls] = ntm_adapt_from(l, p->adapt_edges[cls]);
+		p->learn_from[cls] = SIZE_MAX;
+		for (unsigned k = 0; k < NTM_LEARN_BANDS; k++) {
+			memset(&p->band[cls][k], 0, sizeof p->band[cls][k]);
+			if (!p->learn)
+				continue;
+			plan_band(p, cls, k, l3);
+			if (p->band[cls][k].nsides > 1 && p->learn_from[cls] == SIZE_MAX)
+				p->learn_from[cls] = ntm_learn_band_from(k);
+		}
 	}
 }
 
-struct policy ntm_the_policy;
-int ntm_policy_state;  /* 0 not built, 1 building, 2 ready */
+/* The entry points run their own loop inline as far as every ladder of
+ * the operation starts with it, and below where any learns. */
+void ntm_policy_plan_inline(struct policy *p)
+{
+	for (int op = 0; op < 2; op++) {
+		size_t max = SIZE_MAX;
+		for (int cls = 0; cls < NTM_CLASSES; cls++) {
+			const struct ladder *l = &p->ladder[cls];
+			if ((int)ntm_op_of(cls) != op)
+				continue;
+			size_t upto = p->loop[op] && l->v[0] == p->loop[op] ? l->to[0] - 1 : 0;
+			if (upto >= p->learn_from[cls])
+				upto = p->learn_from[cls] - 1;
+			max = upto < max ? upto : max;
+		}
+		p->inline_max[op] = max;
+	}
+}
 
 void ntm_policy_build(struct policy *p, const struct cpu *cpu,
 		      const char *tunables, const char *profile_path)
 {
 	memset(p, 0, sizeof *p);
-	p->adapt = 1;
+	p->usable = cpu->usable;
+	p->learn = 1;
+	p->learn_after = NTM_LEARN_AFTER;
+	p->family_only = tunables && ntm_tunables_family_only(tunables);
+	enum ntm_width width = ntm_width_for(cpu->usable);
+	p->small_max = ntm_width_small_max(width);
+	for (int op = 0; op < 2; op++)
+		p->loop[op] = ntm_width_loop(op, width, cpu->usable);
 	default_ladders(p, cpu);
 	if (profile_path)
 		apply_profile(p, cpu, profile_path);
@@ -302,74 +372,8 @@ void ntm_policy_build(struct policy *p, const struct cpu *cpu,
 		snprintf(p->tunables, sizeof p->tunables, "%s", tunables);
 		ntm_apply_tunables(p, tunables);
 	}
-	drop_unreachable(p, ntm_width_small_max(ntm_width_for(cpu->usable)));
+	drop_unreachable(p, p->small_max);
 	merge_repeats(p);
-	plan_trials(p, cpu);
-}
-
-size_t ntm_inline_max[2];
-
-/* Let the entry points run their own loop inline as far as every ladder
- * of the operation starts with it, and no trial (adapt.h) begins. */
-static void set_inline_max(const struct policy *p)
-{
-	for (int op = 0; op < 2; op++) {
-		const struct variant *loop = entry_loop(op);
-		size_t max = SIZE_MAX;
-		for (int cls = 0; cls < NTM_CLASSES; cls++) {
-			const struct ladder *l = &p->ladder[cls];
-			if ((int)ntm_op_of(cls) != op)
-				continue;
-			size_t upto = loop && l->v[0] == loop ? l->to[0] - 1 : 0;
-			if (upto >= p->adapt_from[cls])
-				upto = p->adapt_from[cls] - 1;
-			max = upto < max ? upto : max;
-		}
-		ntm_inline_max[op] = max;
-	}
-}
-
-void ntm_policy_trial(enum ntmem_op op, const struct variant *v)
-{
-	for (int cls = 0; cls < NTM_CLASSES; cls++) {
-		if ((int)ntm_op_of(cls) != (int)op)
-			continue;
-		struct ladder l;
-		ntm_ladder_single(&l, v, ntm_fallback_streaming(cls),
-				  NTMEM_ORIGIN_ENVIRONMENT);
-		ntm_policy_install(&ntm_the_policy.ladder[cls], &l, cls);
-	}
-	plan_trials(&ntm_the_policy, ntm_cpu());
-	set_inline_max(&ntm_the_policy);
-}
-
-/* Built once, as the library is loaded: no call ever waits for it, takes
- * a lock or allocates, so the entry points stay async-signal-safe.  errno
- * is left as it was: loading a library must not change it. */
-__attribute__((constructor(101))) static void build_process_policy(void)
-{
-	int expected = 0;
-	if (!__atomic_compare_exchange_n(&ntm_policy_state, &expected, 1, 0,
-					 __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
-		return;
-	int saved = errno;
-	ntm_libc_resolve(&ntm_libc);
-	char path[1024];
-	const char *why;
-	int have_path = !ntm_profile_in_effect(path, sizeof path, &why);
-	ntm_policy_build(&ntm_the_policy, ntm_cpu(), secure_getenv("NTMEM_TUNABLES"),
-			 have_path ? path : NULL);
-	if (!have_path)
-		snprintf(ntm_the_policy.profile_status,
-			 sizeof ntm_the_policy.profile_status, "none: %s", why);
-	else if (secure_getenv("NTMEM_PROFILE") && !ntm_the_policy.profile_loaded &&
-		 !strcmp(ntm_the_policy.profile_status, "not present"))
-		ntm_policy_note(&ntm_the_policy, "NTMEM_PROFILE: %s: no such file", path);
-	set_inline_max(&ntm_the_policy);
-	__atomic_store_n(&ntm_stream_copy_pages, ntm_the_policy.interleave_pages,
-			 __ATOMIC_RELAXED);
-	__atomic_store_n(&ntm_stream_prefetch_below, ntm_the_policy.prefetch_below,
-			 __ATOMIC_RELAXED);
-	__atomic_store_n(&ntm_policy_state, 2, __ATOMIC_RELEASE);
-	errno = saved;
+	plan_learning(p, cpu);
+	ntm_policy_plan_inline(p);
 }

@@ -6,6 +6,7 @@
 
 #include "cpu.h"
 #include "ladder.h"
+#include "learn.h"
 #include "registry.h"
 #include "variants/variant.h"
 
@@ -17,22 +18,32 @@
 #define NTM_HOW_LEN 768
 
 struct policy {
+	unsigned usable;               /* the CPU's features it was built for */
 	struct ladder ladder[NTM_CLASSES];
+	/* The entry width's (built for this CPU): its small path's reach,
+	 * its own loop per op (NULL: none), and how far the entry points run
+	 * that loop inline (the selector's INLINE route). */
+	size_t small_max;
+	const struct variant *loop[2];
+	size_t inline_max[2];
 	/* NTMEM_F_PARALLEL: threads per call (0: the caller's CPUs) and the
 	 * least bytes per thread (0: the built-in), each with its origin. */
 	unsigned threads;
 	size_t min_chunk;
 	enum ntmem_origin threads_origin, min_chunk_origin;
-	/* Trials at contested edges (adapt.h): on unless NTMEM_TUNABLES
-	 * says adapt=0; per class, the edges that take part (a bit per
-	 * edge) and the least size tried (SIZE_MAX: none). */
-	int adapt;
-	enum ntmem_origin adapt_origin;
-	unsigned adapt_edges[NTM_CLASSES];
-	size_t adapt_from[NTM_CLASSES];
+	/* Learning on real calls (learn.h): on unless NTMEM_TUNABLES says
+	 * adapt=0; calls of a size the ladder serves before the first trial;
+	 * per class the least size that learns (SIZE_MAX: none) and each
+	 * band's rivals. */
+	int learn;
+	enum ntmem_origin learn_origin;
+	unsigned learn_after;
+	size_t learn_from[NTM_CLASSES];
+	struct learn_band band[NTM_CLASSES][NTM_LEARN_BANDS];
+	int family_only;               /* NTMEM_TUNABLES builtin=generic */
 	char default_how[2][NTM_HOW_LEN]; /* per op: where the built-in
 					     ladders came from */
-	int builtin_recorded;          /* this CPU has a recorded entry */
+	int builtin_recorded;          /* this CPU's recorded entry is used */
 	int interleave_pages;          /* the built-in entry's: streaming
 					  copies move four pages at once */
 	size_t prefetch_below;         /* and below this many bytes they read
@@ -69,40 +80,13 @@ static inline const struct policy *ntm_policy_ready(void)
 		       ? &ntm_the_policy : NULL;
 }
 
-/* For "ntmem calibrate" only, which measures each candidate as the entry
- * points will call it: every ladder of op becomes the single rung v (for
- * memset of other values, v's twin if v writes zeros only), and the entry
- * points run v inline if it is their own loop.  Not thread-safe: the
- * caller is the process's only thread using ntmem. */
-void ntm_policy_trial(enum ntmem_op op, const struct variant *v);
-
-/* Per operation (enum ntmem_op), the size up to which the entry points
- * run their own vector loop instead of asking the ladder: set whenever a
- * policy is installed, to where every ladder of the operation starts with
- * that loop (0: nowhere).  Read by the entry points' assembly. */
-extern size_t ntm_inline_max[2] NTM_HIDDEN;
-
-/* The variant a call of op beyond the small path uses: its ladder's for
- * n and flags (valid), or the baseline before the policy is built. */
-static inline const struct variant *ntm_choose(enum ntmem_op op, int c,
-					       size_t n, unsigned flags)
-{
-	const struct policy *p = ntm_policy_ready();
-	if (__builtin_expect(!p, 0))
-		return ntm_baseline(op, !!(flags & NTMEM_F_NONTEMPORAL));
-	return ntm_ladder_pick(&p->ladder[ntm_class_of(op, c)], n, flags);
-}
-
-/* Build a policy from explicit inputs, for the tool and the tests.
- * tunables and profile_path may be NULL (absent). */
+/* Build a policy from explicit inputs, for the process, the tool and the
+ * tests: a pure function of *cpu (which may be a recorded one), the
+ * tunables' text and the profile's file.  tunables and profile_path may
+ * be NULL (absent). */
 void ntm_policy_build(struct policy *p, const struct cpu *cpu,
 		      const char *tunables, const char *profile_path);
 
-
-/* The best supported variant of op in role by rank; zero-only ones only
- * if zero_ok.  NULL if none runs here. */
-const struct variant *ntm_ranked(enum ntmem_op op, enum ntmem_role role,
-				 int zero_ok);
 
 /* For the sources of settings (policy.c, tunables.c). */
 
@@ -110,17 +94,28 @@ const struct variant *ntm_ranked(enum ntmem_op op, enum ntmem_role role,
 void ntm_policy_note(struct policy *p, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
-/* The streaming variant cls falls back on: the best by rank that writes
- * its values, else its cached one (no streaming on this CPU). */
-const struct variant *ntm_fallback_streaming(enum ntmem_class cls);
+/* The streaming variant cls falls back on, on p's CPU: the best by rank
+ * that writes its values, else its cached one (no streaming there). */
+const struct variant *ntm_fallback_streaming(const struct policy *p,
+					     enum ntmem_class cls);
 
-/* Finish ladder from and make it cls's ladder l; for memset of values
- * other than zero, zero-only rungs first give way to the best streaming
- * variant that writes any value. */
-void ntm_policy_install(struct ladder *l, struct ladder *from,
-			enum ntmem_class cls);
+/* Finish ladder from and make it cls's ladder l of p; for memset of
+ * values other than zero, zero-only rungs first give way to the best
+ * streaming variant that writes any value. */
+void ntm_policy_install(const struct policy *p, struct ladder *l,
+			struct ladder *from, enum ntmem_class cls);
+
+/* Where the entry points may run their own loop inline: as far as every
+ * ladder of an operation starts with it, and below where any learns. */
+void ntm_policy_plan_inline(struct policy *p);
 
 /* Apply NTMEM_TUNABLES text to p (tunables.c). */
 void ntm_apply_tunables(struct policy *p, const char *text);
+
+/* NTMEM_TUNABLES asks for the family rule (builtin=generic), read before
+ * the built-in ladders are (tunables.c). */
+int ntm_tunables_family_only(const char *text);
+
+#define NTM_LEARN_AFTER_MAX (1u << 30)
 
 #endif

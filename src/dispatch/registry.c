@@ -101,6 +101,32 @@ const char *ntm_variant_unsupported(const struct variant *v)
 	return ntm_cpu_missing(ntm_cpu(), v->requires);
 }
 
+const struct variant *ntm_ranked(enum ntmem_op op, enum ntmem_role role,
+				 int zero_ok, unsigned usable)
+{
+	const struct variant *best = NULL;
+	for (int id = 0; id < ntm_variant_count(); id++) {
+		const struct variant *v = table[id];
+		if (v->op != op || v->role != role || (v->zero_only && !zero_ok) ||
+		    (v->requires & ~usable))
+			continue;
+		if (!best || v->rank > best->rank)
+			best = v;
+	}
+	return best;
+}
+
+const struct variant *ntm_width_loop(enum ntmem_op op, enum ntm_width w,
+				     unsigned usable)
+{
+	for (int id = 0; w != NTM_WIDTH_NONE && id < ntm_variant_count(); id++) {
+		const struct variant *v = table[id];
+		if (v->op == op && v->inline_width == w && !(v->requires & ~usable))
+			return v;
+	}
+	return NULL;
+}
+
 /* Scans the family tables directly: it must work before anything is
  * detected or built, in signal handlers too.  The answer is the same
  * every time, so racing first calls only store the same pointer. */

@@ -22,6 +22,18 @@ const struct variant *ntm_variant_named(enum ntmem_op op, const char *name);
 /* NULL when this CPU and OS can run v, else why not. */
 const char *ntm_variant_unsupported(const struct variant *v);
 
+/* The best variant of op in role by rank that a CPU running the
+ * features in usable (enum cpu_feature bits) can run; zero-only ones
+ * only if zero_ok.  NULL if none runs there.  Pure: any CPU, real or
+ * recorded. */
+const struct variant *ntm_ranked(enum ntmem_op op, enum ntmem_role role,
+				 int zero_ok, unsigned usable);
+
+/* The cached loop the entry points of width w run inline for op (x86-64;
+ * NULL elsewhere, or where usable lacks what it needs). */
+const struct variant *ntm_width_loop(enum ntmem_op op, enum ntm_width w,
+				     unsigned usable);
+
 /* The variant every CPU of this architecture runs (see
  * NTM_ARCH_BASELINE): the best cached vector loop, or with streaming the
  * best streaming one that writes any value.  Used before the policy is

@@ -92,7 +92,7 @@ static int apply_key(struct policy *p, const struct tunable_key *k,
 			snprintf(why, len, "%s", err);
 			return -1;
 		}
-		if (!ntm_ranked(k->op, NTMEM_ROLE_STREAMING, 1)) {
+		if (!ntm_ranked(k->op, NTMEM_ROLE_STREAMING, 1, p->usable)) {
 			snprintf(why, len, "no streaming variant runs here");
 			return -1;
 		}
@@ -112,7 +112,7 @@ static int apply_key(struct policy *p, const struct tunable_key *k,
 		switch (k->kind) {
 		case KEY_LADDER:
 			mine = parsed;
-			ntm_policy_install(l, &mine, cls);
+			ntm_policy_install(p, l, &mine, cls);
 			break;
 		case KEY_THRESHOLD:
 			ntm_ladder_set_threshold(l, t, NTMEM_ORIGIN_ENVIRONMENT);
@@ -143,7 +143,8 @@ static size_t join_ladder(char *const *items, size_t n, size_t i, char *buf,
 	return i;
 }
 
-/* threads=N|all, parallel_min_chunk=SIZE and adapt=0|1: settings beside
+/* threads=N|all, parallel_min_chunk=SIZE, adapt=0|1, learn_after=N and
+ * builtin=generic|recorded: settings beside
  * the ladders.  Returns 1 if key was one of them (applied or noted). */
 static int apply_other_key(struct policy *p, const char *key,
 			      const char *value)
@@ -180,9 +181,38 @@ static int apply_other_key(struct policy *p, const char *key,
 					value);
 			return 1;
 		}
-		p->adapt = value[0] == '1';
-		p->adapt_origin = NTMEM_ORIGIN_ENVIRONMENT;
+		p->learn = value[0] == '1';
+		p->learn_origin = NTMEM_ORIGIN_ENVIRONMENT;
 		return 1;
+	}
+	if (!strcmp(key, "learn_after")) {
+		if (ntm_parse_size(value, &v, &err) || v > NTM_LEARN_AFTER_MAX ||
+		    strspn(value, "0123456789") != strlen(value)) {
+			ntm_policy_note(p, "NTMEM_TUNABLES: learn_after=%.40s: a count "
+					"of calls from 0 to %u", value, NTM_LEARN_AFTER_MAX);
+			return 1;
+		}
+		p->learn_after = (unsigned)v;
+		p->learn_origin = NTMEM_ORIGIN_ENVIRONMENT;
+		return 1;
+	}
+	if (!strcmp(key, "builtin")) {
+		/* Read before the ladders are built (ntm_tunables_family_only). */
+		if (strcmp(value, "generic") && strcmp(value, "recorded"))
+			ntm_policy_note(p, "NTMEM_TUNABLES: builtin=%.40s: generic "
+					"(the rule for CPUs not recorded) or recorded",
+					value);
+		return 1;
+	}
+	return 0;
+}
+
+int ntm_tunables_family_only(const char *text)
+{
+	for (const char *s = text; s && (s = strstr(s, "builtin=generic")); s++) {
+		char after = s[strlen("builtin=generic")];
+		if ((s == text || s[-1] == ',') && (after == ',' || after == '\0'))
+			return 1;
 	}
 	return 0;
 }

@@ -48,17 +48,6 @@ unsigned ntm_width_bytes(enum ntm_width w)
 
 size_t ntm_width_small_max(enum ntm_width w)
 {
-	/* The portable words stop at 32 bytes (entry_portable.c); every
-	 * vector width overlaps up to 8 vectors (small.h, entry_x86_64.S). */
-	return w == NTM_WIDTH_PORTABLE ? 32 : 8 * (size_t)ntm_width_bytes(w);
-}
-
-const char *ntm_width_name(enum ntm_width w)
-{
-	static const char *const names[NTM_WIDTHS] = {
-		[NTM_WIDTH_NONE] = "none",     [NTM_WIDTH_PORTABLE] = "portable",
-		[NTM_WIDTH_SSE2] = "SSE2",     [NTM_WIDTH_AVX2] = "AVX2",
-		[NTM_WIDTH_AVX512] = "AVX-512", [NTM_WIDTH_NEON] = "NEON",
-	};
-	return (unsigned)w < NTM_WIDTHS ? names[w] : "?";
+	return w == NTM_WIDTH_PORTABLE ? NTM_PORTABLE_SMALL_MAX
+				       : NTM_SMALL_VECTORS * (size_t)ntm_width_bytes(w);
 }

@@ -28,7 +28,4 @@ NTM_HIDDEN unsigned ntm_width_bytes(enum ntm_width w);
  * width this CPU uses. */
 NTM_HIDDEN size_t ntm_width_small_max(enum ntm_width w);
 
-/* "AVX-512" and the like, for people. */
-NTM_HIDDEN const char *ntm_width_name(enum ntm_width w);
-
 #endif

@@ -1,6 +1,6 @@
 /* entry.h - the entry points, one set per vector width (enum ntm_width):
- * the small path inline, then the width's own vector loop up to
- * ntm_inline_max (x86-64), else the ladder.  ntmem.c chooses one set by
+ * the small path inline, then the width's own vector loop up to the
+ * selector's limit (x86-64), else the selector's route.  ntmem.c chooses one set by
  * CPU when the program is loaded (an IFUNC on x86-64), as glibc does for
  * memset. */
 #ifndef NTM_ENTRY_H
@@ -9,37 +9,32 @@
 #include <stddef.h>
 
 #include "ntmem.h"
+#include "safe/safe.h"
 #include "variants/features.h"
 
 typedef void *set_flags_fn(void *dst, int c, size_t n, unsigned flags);
 typedef void *copy_flags_fn(void *dst, const void *src, size_t n,
 			    unsigned flags);
 
-/* One width: what its entry points decide, in one place.  The inline
- * limit is the policy's (ntm_inline_max, dispatch/policy.h); past the
- * small path and that limit every width goes the one large-call route
- * (ntm_set_large, ntm_copy_large), which alone fences (the one fence
- * rule, variants/fence.h). */
+/* One width's entry points.  What they decide is the selector's
+ * (dispatch/select.h): the small path's reach is the width's
+ * (dispatch/width.h), the inline loop's the selector's limits; past them
+ * every width goes the one large-call route (ntm_set_large,
+ * ntm_copy_large), which alone fences (the one fence rule,
+ * variants/fence.h). */
 struct entry_width {
 	enum ntm_width width;
 	void *(*set)(void *dst, int c, size_t n);
 	void *(*copy)(void *dst, const void *src, size_t n);
 	set_flags_fn *set_flags;
 	copy_flags_fn *copy_flags;
-	size_t small_max;        /* the small path serves n <= small_max */
+	safe_copy_fn *safe_copy;  /* ntmem_copy_safe, ntmem_set_safe */
+	safe_set_fn *safe_set;
 	const char *small_name;  /* e.g. "AVX-512 stores" */
 };
 
-/* The one small-path rule: n up to the width's small_max, unless the call
- * asks for streaming (which an empty call never needs).  The assembly
- * entries of entry_x86_64.S keep the same rule. */
-static inline int ntm_entry_small(size_t n, size_t small_max, unsigned flags)
-{
-	return n <= small_max && (!(flags & NTMEM_F_NONTEMPORAL) || n == 0);
-}
-
-/* Beyond the small path: pick from the ladder (or the baseline before
- * the policy is built), call, fence unless NOFENCE.  flags are valid. */
+/* Beyond the small path: the selector's route (dispatch/select.h), the
+ * call, the fence unless NOFENCE.  flags are valid. */
 NTM_HIDDEN void *ntm_set_large(void *dst, int c, size_t n, unsigned flags);
 NTM_HIDDEN void *ntm_copy_large(void *dst, const void *src, size_t n,
 				unsigned flags);

@@ -1,11 +1,10 @@
 /* entry_portable.c - the entry points where no vector width has its own
  * (any architecture but x86-64 and AArch64): a small path of two to four
  * overlapping word stores, the ladder beyond it. */
+#include "dispatch/width.h"
 #include "entry.h"
 
 #include <stdint.h>
-
-#define PORTABLE_SMALL_MAX 32
 
 static void small_set_words(unsigned char *d, int c, size_t n)
 {
@@ -53,7 +52,7 @@ static void small_copy_words(unsigned char *d, const unsigned char *s, size_t n)
 
 #define ENTRY_WIDTH NTM_WIDTH_PORTABLE
 #define ENTRY_NAME(stem) ntm_##stem##_portable
-#define ENTRY_SMALL_MAX PORTABLE_SMALL_MAX
+#define ENTRY_SMALL_MAX NTM_PORTABLE_SMALL_MAX
 #define ENTRY_SMALL_NAME "word stores"
 #define ENTRY_SMALL_SET(d, c, n) small_set_words((d), (c), (n))
 #define ENTRY_SMALL_COPY(d, s, n) small_copy_words((d), (s), (n))

@@ -9,18 +9,17 @@
 	set_flags_fn ntm_entry_set_flags_##w;                                \
 	copy_flags_fn ntm_entry_copy_flags_##w
 
-/* Up to 8 vectors without a loop: entry_x86_64.S's size classes. */
-#define WIDTH_TABLE(w, W, vec_bytes, name)                                    \
+#define WIDTH_TABLE(w, W, name)                                              \
 	const struct entry_width ntm_entry_##w = {                           \
 		NTM_WIDTH_##W, ntm_entry_set_##w, ntm_entry_copy_##w,        \
 		ntm_entry_set_flags_##w, ntm_entry_copy_flags_##w,           \
-		8 * (vec_bytes), name}
+		ntm_safe_copy_##w, ntm_safe_set_##w, name}
 
 DECLARE_WIDTH(sse2);
 DECLARE_WIDTH(avx2);
 DECLARE_WIDTH(avx512);
 
-WIDTH_TABLE(sse2, SSE2, 16, "SSE2 stores");
-WIDTH_TABLE(avx2, AVX2, 32, "AVX2 stores");
-WIDTH_TABLE(avx512, AVX512, 64, "AVX-512 stores");
+WIDTH_TABLE(sse2, SSE2, "SSE2 stores");
+WIDTH_TABLE(avx2, AVX2, "AVX2 stores");
+WIDTH_TABLE(avx512, AVX512, "AVX-512 stores");
 #endif

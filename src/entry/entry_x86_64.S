@@ -24,11 +24,13 @@
  * a small call is a few instructions: the compiler's VZEROUPPER, its
  * choice of registers and its branch layout each cost more than that.
  *
- * The entries serve sizes above 8 vectors themselves up to ntm_inline_max
- * (set by the policy when the ladder's first rung is this width's vector
- * loop) and hand larger ones to the ladder: ntm_set_large/ntm_copy_large,
- * with flags in %ecx.  Copies above 8 vectors that overlap go to the
- * ladder too, which moves them with memmove.
+ * These are the selector's SMALL and INLINE routes (dispatch/select.h,
+ * which test_select checks them against): the entries serve sizes above
+ * 8 vectors themselves up to ntm_limits.inline_max[op] (where the
+ * ladder's first rung is this width's vector loop) and hand larger ones,
+ * with flags in %ecx, to ntm_set_large/ntm_copy_large, which ask the
+ * selector.  Copies above 8 vectors that overlap go there too, and the
+ * selector sends them to memmove.
  */
 
 /* The constants, from the C that owns them (src/asm_constants.c). */
@@ -67,8 +69,7 @@ FUNCTION ntm_entry_\op\()_flags_\w
 /*
  * ENTRY instantiates the four entry points of one width (FOR_EACH_WIDTH
  * gives the arguments).  Past the small path they run the width's cached
- * loop up to ntm_inline_max[op], the policy's limit, else go to the
- * ladder.
+ * loop up to the selector's inline limit, else go to the selector.
  */
 .macro ENTRY w, V, movu, mova, movnt, r0, r1, r2, r3, r4, r5, r6, r7, h32a, h32b, h16a, h16b, movh, bcast, qword, vzu
 
@@ -76,7 +77,7 @@ FUNCTION ntm_entry_set_\w
 	mov	%rdi, %rax
 	\bcast
 	CACHED_SET_SIZES \w\()_e, \V, \movu, \r0, \h32a, \h16a, \movh, \qword, \vzu
-	cmp	ntm_inline_max+INLINE_MAX_SET(%rip), %rdx
+	cmp	ntm_limits+LIMITS_INLINE_SET(%rip), %rdx
 	ja	.Lset_large_\w
 	CACHED_SET_LOOP \V, \movu, \mova, \r0, \vzu
 .Lset_large_\w:
@@ -88,7 +89,7 @@ FUNCTION ntm_entry_set_\w
 FUNCTION ntm_entry_copy_\w
 	mov	%rdi, %rax
 	CACHED_COPY_SIZES \w\()_e, \V, \movu, \r0, \r1, \r2, \r3, \r4, \r5, \r6, \r7, \h32a, \h32b, \h16a, \h16b, \movh, \vzu
-	cmp	ntm_inline_max+INLINE_MAX_COPY(%rip), %rdx
+	cmp	ntm_limits+LIMITS_INLINE_COPY(%rip), %rdx
 	ja	.Lcopy_large_\w
 	/* Overlap: dst - src < n or src - dst < n (unsigned). */
 	mov	%rdi, %r8

@@ -3,12 +3,11 @@
 #include <errno.h>
 #include <stdint.h>
 
-#include "dispatch/adapt.h"
 #include "dispatch/args.h"
+#include "dispatch/registry.h"
+#include "dispatch/select.h"
 #include "entry.h"
 #include "ntmem.h"
-#include "dispatch/policy.h"
-#include "dispatch/registry.h"
 
 const char *ntmem_origin_name(enum ntmem_origin origin)
 {
@@ -41,10 +40,10 @@ int ntmem_ladder_info(enum ntmem_class cls, struct ntmem_ladder_info *info)
 				  ntm_baseline(op, 1), NTMEM_ORIGIN_DEFAULT);
 		l = &baseline;
 	}
-	info->small_max = w->small_max;
+	info->small_max = p ? p->small_max : ntm_select_small_max();
 	info->small_path = w->small_name;
 	info->nrungs = (int)l->count;
-	size_t from = w->small_max + 1;
+	size_t from = info->small_max + 1;
 	for (unsigned i = 0; i < l->count; i++) {
 		info->rung[i] = (struct ntmem_rung){
 			.from = from, .to = l->to[i],
@@ -58,6 +57,30 @@ int ntmem_ladder_info(enum ntmem_class cls, struct ntmem_ladder_info *info)
 	return 0;
 }
 
+/* Band k of class cls in *out, with the calling thread's L3 domain's
+ * state. */
+static void band_info(const struct policy *p, enum ntmem_class cls, unsigned k,
+		      struct ntmem_adapt_band *out)
+{
+	const struct learn_band *b = &p->band[cls][k];
+	*out = (struct ntmem_adapt_band){
+		.from = ntm_learn_band_from(k),
+		.to = k + 1 < NTM_LEARN_BANDS ? ntm_learn_band_from(k + 1) : SIZE_MAX,
+		.nsides = b->nsides > 1 ? b->nsides : 0, .decided = -1};
+	for (int i = 0; i < out->nsides; i++)
+		out->side[i] = ntm_variant_id(b->side[i]);
+	if (!out->nsides)
+		return;
+	struct learn_state st;
+	ntm_learn_state(ntm_learn_slot(cls, k), &st);
+	out->decided = st.decided >= 0 ? out->side[st.decided] : -1;
+	out->calls = st.calls;
+	out->trials = st.trials;
+	out->switches = st.switches;
+	out->next_trial_in = st.next_trial_in;
+	out->period = st.period;
+}
+
 int ntmem_adapt_info(enum ntmem_class cls, struct ntmem_adapt_info *info)
 {
 	if ((unsigned)cls >= NTM_CLASSES || !info) {
@@ -66,23 +89,23 @@ int ntmem_adapt_info(enum ntmem_class cls, struct ntmem_adapt_info *info)
 	}
 	const struct policy *p = ntm_policy_ready();
 	*info = (struct ntmem_adapt_info){
-		.on = p ? p->adapt : 0,
-		.origin = p ? p->adapt_origin : NTMEM_ORIGIN_DEFAULT,
-		.period = NTM_ADAPT_PERIOD, .streamed = NTM_ADAPT_STREAMED,
-		.cached = NTM_ADAPT_CACHED, .cached_warm = NTM_ADAPT_CACHED_WARM};
-	if (!p || !p->adapt)
+		.on = p ? p->learn : 0,
+		.origin = p ? p->learn_origin : NTMEM_ORIGIN_DEFAULT,
+		.from = p ? p->learn_from[cls] : SIZE_MAX,
+		.after = p ? p->learn_after : NTM_LEARN_AFTER,
+		.samples = NTM_LEARN_SAMPLES,
+		.period_min = NTM_LEARN_PERIOD_MIN, .period_max = NTM_LEARN_PERIOD_MAX,
+		.domains = ntm_learn_domains()};
+	if (!p || !p->learn)
 		return 0;
-	const struct ladder *l = &p->ladder[cls];
-	for (unsigned j = 0; j + 1 < l->count; j++) {
-		struct ntmem_adapt_edge *e = &info->edge[info->nedges];
-		if (!(p->adapt_edges[cls] >> j & 1) ||
-		    !ntm_adapt_band(l, j, &e->from, &e->to))
-			continue;
-		info->nedges++;
-		e->at = l->to[j];
-		e->lower = ntm_variant_id(l->v[j]);
-		e->upper = ntm_variant_id(l->v[j + 1]);
-		ntm_adapt_counts(cls, (int)j, &e->trials, &e->switches);
+	for (unsigned k = 0; k < NTM_LEARN_BANDS; k++) {
+		const struct learn_band *b = &p->band[cls][k];
+		unsigned t = ntm_learn_trial_calls(b), bound = ntm_learn_bound(b);
+		if (b->nsides > 1 && t > info->trial_calls)
+			info->trial_calls = t;
+		if (b->nsides > 1 && bound > info->bound)
+			info->bound = bound;
+		band_info(p, cls, k, &info->band[info->nbands++]);
 	}
 	return 0;
 }
@@ -96,9 +119,12 @@ int ntmem_policy_choice(enum ntmem_op op, int c, size_t n, unsigned flags)
 		errno = EINVAL;
 		return -1;
 	}
-	if (ntm_entry_small(n, ntm_entry_width()->small_max, flags))
+	struct ntm_route r;
+	ntm_select(&r, ntm_policy_ready(), ntm_class_of(op, c), n, flags, 0,
+		   NTM_CALLER_QUERY);
+	if (r.kind == NTM_ROUTE_SMALL)
 		return NTMEM_SMALL_PATH;
-	return ntm_variant_id(ntm_choose(op, c, n, flags));
+	return ntm_variant_id(r.v);
 }
 
 int ntmem_policy_status(struct ntmem_policy_status *status)

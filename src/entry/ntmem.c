@@ -1,20 +1,19 @@
 /* ntmem.c - the public entry points: the small path first (in the entry
- * of this CPU's vector width), then the ladder, the call, the fence. */
+ * of this CPU's vector width), then the selector's route, the call, the
+ * fence. */
 #include "ntmem.h"
 
 #include <errno.h>
 #include <stdint.h>
 
-#include "dispatch/cpu.h"
-#include "entry.h"
-#include "dispatch/adapt.h"
 #include "dispatch/args.h"
+#include "dispatch/registry.h"
+#include "dispatch/select.h"
+#include "dispatch/width.h"
+#include "entry.h"
+#include "parallel/parallel.h"
 #include "variants/fence.h"
 #include "variants/libc.h"
-#include "parallel/parallel.h"
-#include "dispatch/policy.h"
-#include "dispatch/registry.h"
-#include "dispatch/width.h"
 
 
 const char *ntmem_version(void)
@@ -25,85 +24,44 @@ const char *ntmem_version(void)
 		NTMEM_VERSION_PATCH);
 }
 
-/* Streaming calls and calls before the policy is built (v NULL), out of
- * line: cached calls then reach their variant as a tail call that saves
- * no registers (ntm_choose() would, for its call of ntm_baseline). */
-__attribute__((noinline)) static void *set_slow(const struct variant *v,
-						void *dst, int c, size_t n,
-						unsigned flags)
+/* Every route but a cached rung's, out of line: the cached rung then
+ * reaches its variant as a tail call that saves no registers. */
+__attribute__((noinline)) static void *set_routed(void *dst, int c, size_t n,
+						  unsigned flags)
 {
-	if (!v)
-		v = ntm_baseline(NTMEM_OP_SET, !!(flags & NTMEM_F_NONTEMPORAL));
-	v->set(dst, c, n);
-	ntm_fence_after(ntm_streams(v), flags);
-	return dst;
+	struct ntm_route r;
+	ntm_select(&r, ntm_policy_ready(), ntm_class_of(NTMEM_OP_SET, c), n, flags,
+		   0, NTM_CALLER_ENTRY);
+	return ntm_route_set(&r, dst, c, n, flags);
 }
 
-__attribute__((noinline)) static void *copy_slow(const struct variant *v,
-						 void *dst, const void *src,
-						 size_t n, unsigned flags)
+__attribute__((noinline)) static void *copy_routed(void *dst, const void *src,
+						   size_t n, unsigned flags)
 {
-	if (!v)
-		v = ntm_baseline(NTMEM_OP_COPY, !!(flags & NTMEM_F_NONTEMPORAL));
-	v->copy(dst, src, n);
-	ntm_fence_after(ntm_streams(v), flags);
-	return dst;
-}
-
-/* A call near a contested edge (dispatch/adapt.h), timed with its fence
- * where it is one of a trial's. */
-__attribute__((noinline)) static void *set_adaptive(const struct policy *p,
-						    enum ntmem_class cls,
-						    void *dst, int c, size_t n)
-{
-	struct adapt_call a;
-	const struct variant *v = ntm_adapt_begin(cls, &p->ladder[cls],
-						  p->adapt_edges[cls], n, &a);
-	v->set(dst, c, n);
-	ntm_fence_after(ntm_streams(v), 0);
-	ntm_adapt_end(&a, n);
-	return dst;
-}
-
-__attribute__((noinline)) static void *copy_adaptive(const struct policy *p,
-						     void *dst, const void *src,
-						     size_t n)
-{
-	struct adapt_call a;
-	const struct variant *v =
-		ntm_adapt_begin(NTMEM_CLASS_COPY, &p->ladder[NTMEM_CLASS_COPY],
-				p->adapt_edges[NTMEM_CLASS_COPY], n, &a);
-	v->copy(dst, src, n);
-	ntm_fence_after(ntm_streams(v), 0);
-	ntm_adapt_end(&a, n);
-	return dst;
+	struct ntm_route r;
+	ntm_select(&r, ntm_policy_ready(), NTMEM_CLASS_COPY, n, flags,
+		   ntm_overlap(dst, src, n), NTM_CALLER_ENTRY);
+	if (r.kind == NTM_ROUTE_OVERLAP)
+		return ntm_libc.memmove(dst, src, n);
+	return ntm_route_copy(&r, dst, src, n, flags);
 }
 
 void *ntm_set_large(void *dst, int c, size_t n, unsigned flags)
 {
-	const struct policy *p = ntm_policy_ready();
-	enum ntmem_class cls = ntm_class_of(NTMEM_OP_SET, c);
-	if (p && !flags && n >= p->adapt_from[cls])
-		return set_adaptive(p, cls, dst, c, n);
-	const struct variant *v =
-		p ? ntm_ladder_pick(&p->ladder[cls], n, flags) : NULL;
-	if (__builtin_expect(v && !ntm_streams(v), 1))
+	const struct variant *v = ntm_select_cached_rung(
+		ntm_policy_ready(), ntm_class_of(NTMEM_OP_SET, c), n, flags);
+	if (__builtin_expect(v != NULL, 1))
 		return v->set(dst, c, n);
-	return set_slow(v, dst, c, n, flags);
+	return set_routed(dst, c, n, flags);
 }
 
 void *ntm_copy_large(void *dst, const void *src, size_t n, unsigned flags)
 {
-	if (ntm_overlap(dst, src, n))
-		return ntm_libc.memmove(dst, src, n);
-	const struct policy *p = ntm_policy_ready();
-	if (p && !flags && n >= p->adapt_from[NTMEM_CLASS_COPY])
-		return copy_adaptive(p, dst, src, n);
-	const struct variant *v =
-		p ? ntm_ladder_pick(&p->ladder[NTMEM_CLASS_COPY], n, flags) : NULL;
-	if (__builtin_expect(v && !ntm_streams(v), 1))
+	const struct variant *v = ntm_overlap(dst, src, n) ? NULL :
+		ntm_select_cached_rung(ntm_policy_ready(), NTMEM_CLASS_COPY, n, flags);
+	if (__builtin_expect(v != NULL, 1))
 		return v->copy(dst, src, n);
-	return copy_slow(v, dst, src, n, flags);
+	return copy_routed(dst, src, n, flags);
 }
 
 /* The table of the width dispatch chooses: addresses only, computed
@@ -135,6 +93,15 @@ NTM_NO_SANITIZE const struct entry_width *ntm_entry_width(void)
 /* Named only in ifunc attributes, which clang does not count as a use. */
 #define NTM_RESOLVER NTM_NO_SANITIZE __attribute__((used))
 
+NTM_RESOLVER static safe_copy_fn *resolve_copy_safe(void)
+{
+	return ntm_entry_width()->safe_copy;
+}
+NTM_RESOLVER static safe_set_fn *resolve_set_safe(void)
+{
+	return ntm_entry_width()->safe_set;
+}
+
 typedef void *set_entry(void *, int, size_t);
 typedef void *copy_entry(void *, const void *, size_t);
 typedef void *set_flags_entry(void *, int, size_t, unsigned);
@@ -164,6 +131,10 @@ static void *set_flagged(void *dst, int c, size_t n, unsigned flags)
 	__attribute__((ifunc("resolve_set_flags")));
 static void *copy_flagged(void *dst, const void *src, size_t n, unsigned flags)
 	__attribute__((ifunc("resolve_copy_flags")));
+size_t ntmem_copy_safe(void *dst, const void *src, size_t n, unsigned flags)
+	__attribute__((ifunc("resolve_copy_safe")));
+size_t ntmem_set_safe(void *dst, int c, size_t n, unsigned flags)
+	__attribute__((ifunc("resolve_set_safe")));
 #else
 /* One width per architecture: no choice at load. */
 void *ntmem_set(void *dst, int c, size_t n)
@@ -184,6 +155,16 @@ static void *set_flagged(void *dst, int c, size_t n, unsigned flags)
 static void *copy_flagged(void *dst, const void *src, size_t n, unsigned flags)
 {
 	return ntm_entry_width()->copy_flags(dst, src, n, flags);
+}
+
+size_t ntmem_copy_safe(void *dst, const void *src, size_t n, unsigned flags)
+{
+	return ntm_entry_width()->safe_copy(dst, src, n, flags);
+}
+
+size_t ntmem_set_safe(void *dst, int c, size_t n, unsigned flags)
+{
+	return ntm_entry_width()->safe_set(dst, c, n, flags);
 }
 #endif
 

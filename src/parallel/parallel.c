@@ -22,7 +22,7 @@
 #include "variants/fence.h"
 #include "variants/libc.h"
 #include "numa.h"
-#include "dispatch/policy.h"
+#include "dispatch/select.h"
 #include "pool.h"
 #include "dispatch/registry.h"
 #include "util/size.h"
@@ -231,7 +231,8 @@ static void *write_extent(const struct request *r)
 	struct extent_work w = {
 		.fn = r->op == NTMEM_OP_SET ? set_piece : copy_piece,
 		.dst = r->dst, .src = r->src, .c = r->c,
-		.v = ntm_choose(r->op, r->c, r->n, cold),
+		.v = ntm_select_variant(ntm_policy_ready(), ntm_class_of(r->op, r->c),
+					r->n, cold, NTM_CALLER_PARALLEL),
 	};
 	if (nspans)
 		ntm_extent_run(&w, spans, nspans, parallel ? r->o.threads : 1,

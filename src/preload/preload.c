@@ -41,6 +41,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "dispatch/select.h"
 #include "glibc_chk.h"
 #include "variants/libc.h"
 #include "ntmem.h"
@@ -136,35 +137,24 @@ static void *early_copy(void *dst, const void *src, size_t n)
  * The direct path.  Each jump between the caller and its stores costs a
  * small call a measurable share of its time (in the fleet's size mixes,
  * 5-15% over glibc's memcpy; docs/results.md).  On x86-64 the small paths
- * read no data: memcpy, memmove and their _chk forms run them inline
- * up to 256 bytes (SSE2 up to 32, AVX2 above, where the CPU has it;
- * the three limits below), memset and __memset_chk the SSE2 width's below
- * ntm_shim_direct_below (preload_x86_64.S), and the other names below
- * ntm_shim_direct_below jump straight to the SSE2 entry points.  The
- * limits are 0 until the constructor has routed the calls, and while
- * counting: every call then takes its route.  Elsewhere they stay 0.
+ * read no data but the selector's limits (ntm_limits, set by
+ * ntm_select_set_shim()): memcpy, memmove and their _chk forms run them
+ * inline up to 256 bytes (SSE2 up to 32, AVX2 above, where the CPU has
+ * it), memset and __memset_chk the SSE2 width's below shim_sse2_below
+ * (preload_x86_64.S), and the other names below shim_sse2_below jump
+ * straight to the SSE2 entry points.  The limits are 0 until the
+ * constructor has routed the calls, and while counting: every call then
+ * takes its route.  Elsewhere they stay 0.
  */
 #if defined(__x86_64__)
-#define DIRECT_BELOW (8 * 16 + 1)
-/* The copies in preload_x86_64.S: SSE2 up to 32 bytes, then the AVX2
- * width's pair and its 4 and 8 vectors, where the CPU has it.  Each limit
- * is the first size it does not admit. */
-#define COPY_SSE2_END (2 * 16 + 1)
-#define COPY_PAIR_END (2 * 32 + 1)
-#define COPY_END (8 * 32 + 1)
 NTM_HIDDEN void *ntm_entry_set_sse2(void *dst, int c, size_t n);
 NTM_HIDDEN void *ntm_entry_copy_sse2(void *dst, const void *src, size_t n);
 #define direct_set ntm_entry_set_sse2
 #define direct_copy ntm_entry_copy_sse2
 #else
-#define DIRECT_BELOW 0
 #define direct_set early_set
 #define direct_copy early_copy
 #endif
-NTM_HIDDEN size_t ntm_shim_direct_below;
-NTM_HIDDEN size_t ntm_shim_copy_sse2_end;
-NTM_HIDDEN size_t ntm_shim_copy_pair_end;
-NTM_HIDDEN size_t ntm_shim_copy_end;
 
 /* Empty (zero, in .bss: nothing to relocate) until the constructor. */
 static union shim_route routes[SHIM_FUNCTIONS];
@@ -182,23 +172,12 @@ void ntm_shim_route_all(int counting)
 					 counting ? c->copy : w->copy,
 					 __ATOMIC_RELAXED);
 	}
-	__atomic_store_n(&ntm_shim_direct_below, counting ? 0 : DIRECT_BELOW,
-			 __ATOMIC_RELAXED);
-#if defined(__x86_64__)
-	int avx2 = !counting && (w->width == NTM_WIDTH_AVX2 ||
-				 w->width == NTM_WIDTH_AVX512);
-	__atomic_store_n(&ntm_shim_copy_end, avx2 ? COPY_END : 0,
-			 __ATOMIC_RELAXED);
-	__atomic_store_n(&ntm_shim_copy_pair_end, avx2 ? COPY_PAIR_END : 0,
-			 __ATOMIC_RELAXED);
-	__atomic_store_n(&ntm_shim_copy_sse2_end, counting ? 0 : COPY_SSE2_END,
-			 __ATOMIC_RELAXED);
-#endif
+	ntm_select_set_shim(w->width, counting);
 }
 
 static inline int direct(size_t n)
 {
-	return n < __atomic_load_n(&ntm_shim_direct_below, __ATOMIC_RELAXED);
+	return n < __atomic_load_n(&ntm_limits.shim_sse2_below, __ATOMIC_RELAXED);
 }
 
 static inline set_fn *set_route(int f)

@@ -26,36 +26,40 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "dispatch/args.h"
-#include "dispatch/policy.h"
 #include "dispatch/registry.h"
+#include "dispatch/select.h"
 #include "preload.h"
+#include "util/clock.h"
+#include "variants/libc.h"
 
 static struct ntm_record *record;          /* NULL: not counting */
 static char report_dir[PATH_MAX];
 
-/* The path the entry point takes for a call of n bytes with flags 0: the
- * tests check these against ntmem_policy_choice(). */
-static unsigned path_of(enum ntmem_class cls, size_t n, int overlap)
-{
-	if (n <= ntm_shim_width()->small_max)
-		return NTM_PATH_SMALL;
-	if (overlap)
-		return NTM_PATH_OVERLAP;
-	const struct policy *p = ntm_policy_ready();
-	if (!p)
-		return NTM_PATH_BASELINE;
-	return NTM_PATH_RUNG + ntm_ladder_rung(&p->ladder[cls], n);
-}
+/* Each variant's path slot in the record (describe() assigns them), by
+ * registry id; a variant past the record's slots counts in the last. */
+#define MAX_VARIANT_IDS 64
+static unsigned char slot_of[MAX_VARIANT_IDS];
 
-static uint64_t now_ns(void)
+/* The path a call took: the selector's route, as it ran. */
+static unsigned path_of(const struct ntm_route *r)
 {
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+	switch (r->kind) {
+	case NTM_ROUTE_SMALL:
+		return NTM_PATH_SMALL;
+	case NTM_ROUTE_OVERLAP:
+		return NTM_PATH_OVERLAP;
+	case NTM_ROUTE_BASELINE:
+		return NTM_PATH_BASELINE;
+	default: {
+		int id = ntm_variant_id(r->v);
+		return NTM_PATH_VARIANT +
+		       (id >= 0 && id < MAX_VARIANT_IDS ? slot_of[id]
+							: NTM_RECORD_VARIANTS - 1);
+	}
+	}
 }
 
 static void add(uint64_t *counter, uint64_t v)
@@ -63,20 +67,19 @@ static void add(uint64_t *counter, uint64_t v)
 	__atomic_fetch_add(counter, v, __ATOMIC_RELAXED);
 }
 
-/* Count a call of n bytes; returns its start time if it is to be timed,
- * else 0. */
+/* Count a call of n bytes that takes route r; returns its start time if
+ * it is to be timed, else 0. */
 static uint64_t count(enum shim_fn f, enum ntmem_class cls, size_t n,
-		      int overlap)
+		      const struct ntm_route *r)
 {
-	struct ntm_record *r = __atomic_load_n(&record, __ATOMIC_RELAXED);
-	if (!r)
+	struct ntm_record *rec = __atomic_load_n(&record, __ATOMIC_RELAXED);
+	if (!rec)
 		return 0;
 	unsigned line = ntm_record_line(f, cls == NTMEM_CLASS_SET_NONZERO);
-	struct ntm_record_cell *c =
-		&r->cell[line][ntm_record_bucket(n)][path_of(cls, n, overlap)];
+	struct ntm_record_cell *c = &rec->cell[line][ntm_record_bucket(n)][path_of(r)];
 	add(&c->calls, 1);
 	add(&c->bytes, n);
-	return n >= NTM_RECORD_TIMED_MIN ? now_ns() : 0;
+	return n >= NTM_RECORD_TIMED_MIN ? ntm_now_ns() : 0;
 }
 
 static void timed(enum shim_fn f, enum ntmem_class cls, size_t n,
@@ -89,24 +92,50 @@ static void timed(enum shim_fn f, enum ntmem_class cls, size_t n,
 		&r->time[ntm_record_line(f, cls == NTMEM_CLASS_SET_NONZERO)]
 			[ntm_record_bucket(n)];
 	add(&t->calls, 1);
-	add(&t->ns, now_ns() - start);
+	add(&t->ns, ntm_now_ns() - start);
 }
 
+/* Run route r as the entry point would have: the small path and the
+ * inline loop are the entry's own; the rest the selector's. */
+static void *run_set(const struct ntm_route *r, void *dst, int c, size_t n)
+{
+	if (r->kind == NTM_ROUTE_SMALL || r->kind == NTM_ROUTE_INLINE)
+		return ntm_shim_width()->set(dst, c, n);
+	return ntm_route_set(r, dst, c, n, 0);
+}
+
+static void *run_copy(const struct ntm_route *r, void *dst, const void *src,
+		      size_t n)
+{
+	if (r->kind == NTM_ROUTE_SMALL || r->kind == NTM_ROUTE_INLINE)
+		return ntm_shim_width()->copy(dst, src, n);
+	if (r->kind == NTM_ROUTE_OVERLAP)
+		return ntm_libc.memmove(dst, src, n);
+	return ntm_route_copy(r, dst, src, n, 0);
+}
+
+/* Each wrapper asks the selector once, counts the route it got, and runs
+ * that route: the report says what ran, the learning's sides included. */
 #define COUNTED_SET(f)                                                   \
 	static void *counted_##f(void *dst, int c, size_t n)             \
 	{                                                                \
 		enum ntmem_class cls = ntm_class_of(NTMEM_OP_SET, c);    \
-		uint64_t start = count(SHIM_##f, cls, n, 0);             \
-		void *ret = ntm_shim_width()->set(dst, c, n);            \
+		struct ntm_route r;                                      \
+		ntm_select(&r, ntm_policy_ready(), cls, n, 0, 0,         \
+			   NTM_CALLER_ENTRY);                            \
+		uint64_t start = count(SHIM_##f, cls, n, &r);            \
+		void *ret = run_set(&r, dst, c, n);                      \
 		timed(SHIM_##f, cls, n, start);                          \
 		return ret;                                              \
 	}
 #define COUNTED_COPY(f)                                                  \
 	static void *counted_##f(void *dst, const void *src, size_t n)   \
 	{                                                                \
-		uint64_t start = count(SHIM_##f, NTMEM_CLASS_COPY, n,    \
-				       ntm_overlap(dst, src, n));        \
-		void *ret = ntm_shim_width()->copy(dst, src, n);         \
+		struct ntm_route r;                                      \
+		ntm_select(&r, ntm_policy_ready(), NTMEM_CLASS_COPY, n, 0, \
+			   ntm_overlap(dst, src, n), NTM_CALLER_ENTRY);  \
+		uint64_t start = count(SHIM_##f, NTMEM_CLASS_COPY, n, &r); \
+		void *ret = run_copy(&r, dst, src, n);                   \
 		timed(SHIM_##f, NTMEM_CLASS_COPY, n, start);             \
 		return ret;                                              \
 	}
@@ -170,14 +199,57 @@ static void describe_policy(const struct policy *p, char *buf, size_t len)
 		 p->has_tunables ? p->tunables : "", p->has_tunables ? "'" : "");
 }
 
-/* The header: who, and the ladders that give each path its meaning. */
+/* Give v a path slot, unless it has one; the last slot takes the rest. */
+static void assign_slot(struct ntm_record *r, const struct variant *v,
+			unsigned *used)
+{
+	int id = v ? ntm_variant_id(v) : -1;
+	if (id < 0 || id >= MAX_VARIANT_IDS)
+		return;
+	for (unsigned i = 0; i < *used; i++)
+		if (r->variant[i] == id)
+			return;
+	if (*used == NTM_RECORD_VARIANTS - 1)
+		r->variant[*used] = -1;  /* "other" */
+	if (*used >= NTM_RECORD_VARIANTS - 1)
+		return;
+	slot_of[id] = (unsigned char)*used;
+	r->variant[(*used)++] = id;
+}
+
+/* Every variant a call can reach under p gets a slot: the ladders' rungs,
+ * cached twins and streaming variants, the learning's sides, the inline
+ * loops. */
+static void assign_slots(struct ntm_record *r, const struct policy *p)
+{
+	unsigned used = 0;
+	for (unsigned i = 0; i < NTM_RECORD_VARIANTS; i++)
+		r->variant[i] = -1;
+	for (unsigned i = 0; i < MAX_VARIANT_IDS; i++)
+		slot_of[i] = NTM_RECORD_VARIANTS - 1;
+	for (int op = 0; op < 2; op++)
+		assign_slot(r, p->loop[op], &used);
+	for (int cls = 0; cls < NTM_CLASSES; cls++) {
+		const struct ladder *l = &p->ladder[cls];
+		for (unsigned i = 0; i < l->count; i++) {
+			assign_slot(r, l->v[i], &used);
+			assign_slot(r, l->cached[i], &used);
+		}
+		assign_slot(r, l->streaming, &used);
+		for (unsigned k = 0; k < NTM_LEARN_BANDS; k++)
+			for (unsigned i = 0; i < p->band[cls][k].nsides; i++)
+				assign_slot(r, p->band[cls][k].side[i], &used);
+	}
+}
+
+/* The header: who, the ladders, and what each path slot means. */
 static void describe(struct ntm_record *r, const struct policy *p)
 {
 	const struct entry_width *w = ntm_shim_width();
 	r->size = sizeof *r;
 	r->pid = getpid();
 	r->ppid = getppid();
-	r->small_max = w->small_max;
+	r->small_max = p->small_max;
 	snprintf(r->program, sizeof r->program, "%s", program_invocation_short_name);
 	snprintf(r->small_name, sizeof r->small_name, "%s", w->small_name);
 	describe_policy(p, r->policy, sizeof r->policy);
@@ -188,7 +260,10 @@ static void describe(struct ntm_record *r, const struct policy *p)
 			r->ladder[cls].variant[i] = ntm_variant_id(l->v[i]);
 			r->ladder[cls].to[i] = l->to[i];
 		}
+		r->learn_from[cls] = p->learn_from[cls] == SIZE_MAX ? UINT64_MAX
+								    : p->learn_from[cls];
 	}
+	assign_slots(r, p);
 	/* The magic last: a reader takes a record with it as whole. */
 	snprintf(r->magic, sizeof r->magic, "%s", NTM_RECORD_MAGIC);
 }

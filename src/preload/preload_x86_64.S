@@ -9,16 +9,18 @@
  * So does a compare more: each limit is therefore one of the compares
  * that pick the size class, not a test in front of them.
  *
- * The sets run the SSE2 width's small path below ntm_shim_direct_below.
- * The copies run the SSE2 classes below ntm_shim_copy_sse2_end (to 32
- * bytes), the AVX2 width's pair below ntm_shim_copy_pair_end (to 64)
- * and its 4 and 8 vectors below ntm_shim_copy_end (to 256); the last two
+ * The limits are the selector's (ntm_limits, dispatch/select.h).  The
+ * sets run the SSE2 width's small path below shim_sse2_below.  The
+ * copies run the SSE2 classes below shim_copy_sse2_end (to 32 bytes),
+ * the AVX2 width's pair below shim_copy_pair_end (to 64) and its 4 and
+ * 8 vectors below shim_copy_end (to 256); the last two
  * are 0 where the CPU lacks AVX2.  The small paths read no data but
  * those limits, RIP-relative in .bss, so they are safe before this
  * object is relocated; the limits are 0 until the constructor has routed
  * the calls, and while counting for ntmem run --report, so that every
  * call then goes on to its route: ntm_shim_routed_NAME, in preload.c.
  */
+#include "asm_constants.h"
 #include "variants/classes_x86_64.h"
 
 	.text
@@ -95,7 +97,7 @@
 SHIM_FUNCTION \name
 	CHECK_DSTLEN \chk
 	mov	%rdi, %rax
-	cmp	ntm_shim_copy_sse2_end(%rip), %rdx
+	cmp	ntm_limits+LIMITS_SHIM_COPY_SSE2_END(%rip), %rdx
 	jae	.Lpair_\name
 	cmp	$16, %rdx
 	jb	.Lbelow16_\name
@@ -115,12 +117,12 @@ SHIM_FUNCTION \name
 	ret
 	.p2align 6
 .Lpair_\name:
-	cmp	ntm_shim_copy_pair_end(%rip), %rdx
+	cmp	ntm_limits+LIMITS_SHIM_COPY_PAIR_END(%rip), %rdx
 	jae	.Lmore_\name
 	COPY_PAIR 32, vmovdqu, %ymm0, %ymm1, vmovdqu, %ymm0, %ymm1, %rdi, %rsi, %rdx, 0
 	RETURN	1
 .Lmore_\name:
-	cmp	ntm_shim_copy_end(%rip), %rdx
+	cmp	ntm_limits+LIMITS_SHIM_COPY_END(%rip), %rdx
 	jae	ntm_shim_routed_\name
 	COPY_SMALL 32, vmovdqu, %ymm0, %ymm1, %ymm2, %ymm3, %ymm4, %ymm5, %ymm6, %ymm7, none, none, %xmm0, %xmm1, vmovdqu, %rdi, %rsi, %rdx, 0, RETURN, 1, , 1, , over1
 	.size	\name, .-\name
@@ -130,7 +132,7 @@ SHIM_FUNCTION \name
 .macro SHIM_SET name, chk
 SHIM_FUNCTION \name
 	CHECK_DSTLEN \chk
-	cmp	ntm_shim_direct_below(%rip), %rdx
+	cmp	ntm_limits+LIMITS_SHIM_SSE2_BELOW(%rip), %rdx
 	jae	ntm_shim_routed_\name
 	mov	%rdi, %rax
 	BCAST_SSE2

@@ -44,7 +44,7 @@ enum { SHIM_SET_FUNCTIONS = 0 NTM_SHIM_SET_FUNCTIONS(NTM_SHIM_ONE) };
  * directory: a directory of the caller's own, closed to everyone else. */
 #define NTM_REPORT_ENV "NTMEM_PRELOAD_REPORT"
 
-#define NTM_RECORD_MAGIC "ntmrec3"  /* changes with the layout */
+#define NTM_RECORD_MAGIC "ntmrec4"  /* changes with the layout */
 #define NTM_RECORD_SUFFIX ".rec"    /* files are PID-SEQ.rec */
 
 /* Size buckets: 0 holds calls of 0 bytes; k (1..40) those of
@@ -55,15 +55,18 @@ enum { SHIM_SET_FUNCTIONS = 0 NTM_SHIM_SET_FUNCTIONS(NTM_SHIM_ONE) };
  * smaller ones only counted: a clock read costs as much as a small call. */
 #define NTM_RECORD_TIMED_MIN 4096
 
-/* The paths a call can take: the entry's small path; beyond it, before
- * the policy was built; an overlapping copy (the C library's memmove);
- * rung i of the call class's ladder. */
+/* The routes a call can take (dispatch/select.h): the entry's small
+ * path; beyond it, before the policy was built; an overlapping copy (the
+ * C library's memmove); or a variant, the record's variant[i] for path
+ * NTM_PATH_VARIANT + i: the entry's inline loop, a rung's, or the side
+ * the learning ran, as it ran. */
+#define NTM_RECORD_VARIANTS 16
 enum {
 	NTM_PATH_SMALL,
 	NTM_PATH_BASELINE,
 	NTM_PATH_OVERLAP,
-	NTM_PATH_RUNG,
-	NTM_PATHS = NTM_PATH_RUNG + NTMEM_LADDER_MAX
+	NTM_PATH_VARIANT,
+	NTM_PATHS = NTM_PATH_VARIANT + NTM_RECORD_VARIANTS
 };
 
 /* A record's lines: one per function, then one more per set function
@@ -100,6 +103,10 @@ struct ntm_record {
 	char small_name[48];      /* "AVX2 stores" */
 	char policy[1024];        /* where the ladders came from, one line */
 	struct ntm_record_ladder ladder[3];  /* per enum ntmem_class */
+	uint64_t learn_from[3];   /* per class, the least size that learns;
+				     UINT64_MAX: none */
+	int32_t variant[NTM_RECORD_VARIANTS]; /* path NTM_PATH_VARIANT + i:
+						 a registry id; -1 unused */
 	struct ntm_record_cell cell[NTM_RECORD_LINES][NTM_RECORD_BUCKETS]
 				   [NTM_PATHS];
 	struct ntm_record_time time[NTM_RECORD_LINES][NTM_RECORD_BUCKETS];

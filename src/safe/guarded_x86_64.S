@@ -486,10 +486,8 @@ FUNCTION ntm_guarded_set_vec_\w
 /*
  * The entry points, flags in ecx.  Only calls with NTMEM_F_UNBLOCKED and
  * flags the entries handle, and only once the handler is installed, stay
- * here: the small path, then
- * the cached loop up to ntm_inline_max, which the policy sets when the
- * ladder starts with this width's vector loop, as ntmem_copy's entry
- * does.  Everything else goes to C.  A fault goes to C as well, with the
+ * here: the small path, then the cached loop up to the selector's inline
+ * limit (ntm_limits, dispatch/select.h), as ntmem_copy's entry does.  Everything else goes to C.  A fault goes to C as well, with the
  * arguments: the small path's to ..._small_fault, the loop's to
  * ..._resume with how far it got.
  *
@@ -518,7 +516,7 @@ FUNCTION ntm_safe_copy_\w
 	jz	.Lsc_c_\w
 	COPY_SMALL_\w %rdi, %rsi, %rdx, RET_ENTRY, \vzu, .Lsc_large_\w, not2
 .Lsc_large_\w:
-	cmp	ntm_inline_max+INLINE_MAX_COPY(%rip), %rdx
+	cmp	ntm_limits+LIMITS_INLINE_COPY(%rip), %rdx
 	ja	.Lsc_c_\w
 	/* Overlap: dst - src < n or src - dst < n (unsigned). */
 	mov	%rdi, %r9
@@ -549,7 +547,7 @@ FUNCTION ntm_safe_set_\w
 	jz	.Lss_c_\w
 	SET_SMALL_\w %rdi, %rdx, RET_ENTRY, \vzu, .Lss_large_\w, not2
 .Lss_large_\w:
-	cmp	ntm_inline_max+INLINE_MAX_SET(%rip), %rdx
+	cmp	ntm_limits+LIMITS_INLINE_SET(%rip), %rdx
 	ja	.Lss_c_\w
 	mov	%ecx, %r11d
 .Lss_loop_\w:

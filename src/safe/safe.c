@@ -3,10 +3,11 @@
  * guarded forms (safe_forms.c, safe_portable.c).
  *
  * On x86-64 the public functions are the assembly entry points of
- * guarded_x86_64.S, one per vector width, chosen by an IFUNC as
+ * guarded_x86_64.S, one per vector width, chosen by entry/ntmem.c as
  * ntmem_copy's are: they run the small path and the inline cached loop
  * themselves and come here for the rest (..._slow) and after a fault
- * (..._small_fault, ..._resume). */
+ * (..._small_fault, ..._resume).  Elsewhere the public functions are
+ * the ..._slow ones. */
 #include "ntmem.h"
 
 #include <errno.h>
@@ -15,8 +16,8 @@
 #include "dispatch/args.h"
 #include "dispatch/width.h"
 #include "variants/fence.h"
-#include "dispatch/policy.h"
 #include "dispatch/registry.h"
+#include "dispatch/select.h"
 #include "safe.h"
 
 #define SAFE_FLAGS (NTMEM_F_TEMPORAL | NTMEM_F_NONTEMPORAL | NTMEM_F_NOFENCE | \
@@ -56,6 +57,15 @@ static struct ntm_guarded_result past_top(struct ntm_guarded_result r,
 	return r;
 }
 
+/* The variant the selector gives a safe call: the ladder's, or the side
+ * its learning runs now; the guarded form of it runs. */
+static const struct variant *choose(enum ntmem_class cls, size_t n,
+				    unsigned flags)
+{
+	return ntm_select_variant(ntm_policy_ready(), cls, n, flags,
+				  NTM_CALLER_SAFE);
+}
+
 /* v's guarded form, or (v NULL, x86-64) the byte-at-a-time one, which
  * the entry points' fault paths use.  Copies: within the address space;
  * sets are cut at the top here. */
@@ -89,7 +99,7 @@ static size_t finish(void *dst, size_t n, unsigned flags,
 		     struct ntm_guarded_result r, int streamed)
 {
 	if (r.left && r.fault == NTM_FAULT_READ && !(flags & NTMEM_F_NOZEROFILL)) {
-		const struct variant *z = ntm_choose(NTMEM_OP_SET, 0, r.left, flags);
+		const struct variant *z = choose(NTMEM_CLASS_SET_ZERO, r.left, flags);
 		set_form(z, (unsigned char *)dst + (n - r.left), 0, r.left);
 		streamed |= ntm_guarded_streams(z);
 	}
@@ -101,8 +111,7 @@ static size_t finish(void *dst, size_t n, unsigned flags,
 static struct ntm_guarded_result piece(unsigned char *d, const unsigned char *s,
 				       size_t len)
 {
-	return copy_form(ntm_choose(NTMEM_OP_COPY, 0, len, NTMEM_F_TEMPORAL), d,
-			 s, len);
+	return copy_form(choose(NTMEM_CLASS_COPY, len, NTMEM_F_TEMPORAL), d, s, len);
 }
 
 /* dst below src: pieces no longer than the distance, upwards.  No piece
@@ -171,7 +180,7 @@ static size_t copy_whole(void *dst, const void *src, size_t n, unsigned flags,
 	} else if (bytes) {
 		r = copy_form(NULL, dst, src, fit);
 	} else {
-		const struct variant *v = ntm_choose(NTMEM_OP_COPY, 0, fit, flags);
+		const struct variant *v = choose(NTMEM_CLASS_COPY, fit, flags);
 		r = copy_form(v, dst, src, fit);
 		streamed = ntm_guarded_streams(v);
 	}
@@ -184,7 +193,7 @@ static size_t set_whole(void *dst, int c, size_t n, unsigned flags, int bytes)
 {
 	if (bytes)
 		return finish(dst, n, flags, set_form(NULL, dst, c, n), 0);
-	const struct variant *v = ntm_choose(NTMEM_OP_SET, c, n, flags);
+	const struct variant *v = choose(ntm_class_of(NTMEM_OP_SET, c), n, flags);
 	return finish(dst, n, flags, set_form(v, dst, c, n),
 		      ntm_guarded_streams(v));
 }
@@ -262,51 +271,6 @@ size_t ntm_set_safe_resume(void *dst, int c, size_t n, unsigned flags,
 			   size_t done)
 {
 	return set_whole((unsigned char *)dst + done, c, n - done, flags, 1);
-}
-#endif
-
-#if NTM_SAFE_EXTABLE
-/* The entry points of each width (guarded_x86_64.S). */
-typedef size_t safe_copy_fn(void *, const void *, size_t, unsigned);
-typedef size_t safe_set_fn(void *, int, size_t, unsigned);
-NTM_HIDDEN safe_copy_fn ntm_safe_copy_sse2, ntm_safe_copy_avx2,
-	ntm_safe_copy_avx512;
-NTM_HIDDEN safe_set_fn ntm_safe_set_sse2, ntm_safe_set_avx2,
-	ntm_safe_set_avx512;
-
-/* The width ntmem_copy uses, so that the inline loop is the one the
- * policy's first rung names (ntm_inline_max). */
-NTM_NO_SANITIZE __attribute__((used)) static safe_copy_fn *
-resolve_copy_safe(void)
-{
-	enum ntm_width w = ntm_width_choose();
-	return w == NTM_WIDTH_AVX512 ? ntm_safe_copy_avx512
-	       : w == NTM_WIDTH_AVX2 ? ntm_safe_copy_avx2
-				     : ntm_safe_copy_sse2;
-}
-
-NTM_NO_SANITIZE __attribute__((used)) static safe_set_fn *
-resolve_set_safe(void)
-{
-	enum ntm_width w = ntm_width_choose();
-	return w == NTM_WIDTH_AVX512 ? ntm_safe_set_avx512
-	       : w == NTM_WIDTH_AVX2 ? ntm_safe_set_avx2
-				     : ntm_safe_set_sse2;
-}
-
-size_t ntmem_copy_safe(void *dst, const void *src, size_t n, unsigned flags)
-	__attribute__((ifunc("resolve_copy_safe")));
-size_t ntmem_set_safe(void *dst, int c, size_t n, unsigned flags)
-	__attribute__((ifunc("resolve_set_safe")));
-#else
-size_t ntmem_copy_safe(void *dst, const void *src, size_t n, unsigned flags)
-{
-	return ntm_copy_safe_slow(dst, src, n, flags);
-}
-
-size_t ntmem_set_safe(void *dst, int c, size_t n, unsigned flags)
-{
-	return ntm_set_safe_slow(dst, c, n, flags);
 }
 #endif
 

@@ -122,10 +122,19 @@ extern unsigned long ntm_safe_recovered NTM_HIDDEN;
 
 /* The whole safe call, for what the entry points do not do themselves
  * (the public functions off x86-64). */
-NTM_HIDDEN size_t ntm_copy_safe_slow(void *dst, const void *src, size_t n,
-					  unsigned flags);
-NTM_HIDDEN size_t ntm_set_safe_slow(void *dst, int c, size_t n,
-					 unsigned flags);
+typedef size_t safe_copy_fn(void *dst, const void *src, size_t n, unsigned flags);
+typedef size_t safe_set_fn(void *dst, int c, size_t n, unsigned flags);
+NTM_HIDDEN safe_copy_fn ntm_copy_safe_slow;
+NTM_HIDDEN safe_set_fn ntm_set_safe_slow;
+
+#if NTM_SAFE_EXTABLE
+/* The safe calls' entry points of each x86-64 width (guarded_x86_64.S):
+ * the small path and the inline loop guarded, the rest in C. */
+NTM_HIDDEN safe_copy_fn ntm_safe_copy_sse2, ntm_safe_copy_avx2,
+	ntm_safe_copy_avx512;
+NTM_HIDDEN safe_set_fn ntm_safe_set_sse2, ntm_safe_set_avx2,
+	ntm_safe_set_avx512;
+#endif
 
 #ifdef __x86_64__
 /* Where the entry points of guarded_x86_64.S go after a fault: the small

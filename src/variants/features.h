@@ -53,6 +53,13 @@ enum ntm_width {
 	NTM_WIDTHS
 };
 
+/* The small path's reach: 8 vectors on every vector width (the size
+ * classes of classes_x86_64.h and small.h), 32 bytes of words on the
+ * portable width (entry/entry_portable.c).  dispatch/width.c turns them
+ * into bytes for the selector. */
+#define NTM_SMALL_VECTORS 8
+#define NTM_PORTABLE_SMALL_MAX 32
+
 /* Not exported from the shared library. */
 #define NTM_HIDDEN __attribute__((visibility("hidden")))
 

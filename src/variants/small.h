@@ -13,7 +13,9 @@
  */
 #include <stdint.h>
 
-#define SMALL_MAX (8 * VEC_BYTES)
+#include "features.h"
+
+#define SMALL_MAX (NTM_SMALL_VECTORS * VEC_BYTES)  /* features.h */
 
 /* Loops over the vectors of a line are fixed-count: unroll them fully,
  * or a 16-byte width runs four times the branches it needs. */

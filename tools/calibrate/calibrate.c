@@ -159,7 +159,7 @@ static void progress(const struct cal_options *o, const char *fmt, ...)
 }
 
 /* A candidate as the entry points call it: the process's ladder for the
- * operation becomes this one variant (ntm_policy_trial), and the timed
+ * operation becomes this one variant (ntm_select_pin), and the timed
  * call is ntmem_set or ntmem_copy, dispatch and fence included.  So the
  * entry points' own loop is timed inline, and every other rung with the
  * ladder's call in front of it, as auto will run them. */
@@ -177,7 +177,7 @@ static int call_trial(void *arg, size_t size)
 {
 	struct trial *t = arg;
 	if (trial_in_effect[t->op] != t->v) {
-		ntm_policy_trial(t->op, t->v);
+		ntm_select_pin(t->op, t->v);
 		trial_in_effect[t->op] = t->v;
 	}
 	if (t->op == NTMEM_OP_SET)
@@ -432,7 +432,7 @@ static void keep_builtin_where_undecided(struct cal_class *k, long rounds)
 		    p->wins[best] * 4 >= p->rounds * 3)
 			continue;
 		const struct variant *v =
-			ntm_ladder_pick(&builtin.ladder[k->cls], p->size, 0);
+			ntm_ladder_variant(&builtin.ladder[k->cls], p->size, 0);
 		for (size_t c = 0; c < k->ncands; c++)
 			if (k->cands[c].variant_id == ntm_variant_id(v) && p->measured[c] &&
 			    p->ratio[c] < 1 - MARGIN)

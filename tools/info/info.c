@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "introspect.h"
 #include "output/cli.h"
 #include "commands.h"
 #include "measure/measure.h"
@@ -142,50 +143,80 @@ static void print_ladder(enum ntmem_class cls)
 	ntmem_ladder_info(cls, &l);
 	printf("  %s (small path up to %s: %s)\n", class_names[cls],
 	       ntm_format_size(l.small_max, a, sizeof a), l.small_path);
+	const struct policy *p = ntm_policy_ready();
 	for (int i = 0; i < l.nrungs; i++) {
 		const struct ntmem_rung *r = &l.rung[i];
+		const char *why = p ? p->ladder[cls].why[i] : NULL;
 		printf("    %-11s %-22s %s\n", variant_name(r->variant),
 		       range_text(r->from, r->to, range, sizeof range),
 		       origin_word(r->origin));
+		if (why)
+			printf("%16s(%s)\n", "", why);
 	}
 	printf("    %-11s %-22s %s\n", variant_name(l.streaming),
 	       "NTMEM_F_NONTEMPORAL", origin_word(l.streaming_origin));
 }
 
-/* The contested edges, where calls time both sides now and then. */
-static void print_adapt(void)
+/* Runs of bands with the same sides, as "1 MiB to 32 MiB: a, b, c"; and
+ * a band's state where it has had calls (this process's own). */
+static void print_bands(const char *label, const struct ntmem_adapt_info *ai)
 {
-	static const char pad[] = "               ";
-	char a[32], b[32], c[32];
+	char a[32], b[32];
+	int printed = 0;
+	for (int i = 0; i < ai->nbands; i++) {
+		const struct ntmem_adapt_band *band = &ai->band[i];
+		int last = i;
+		while (last + 1 < ai->nbands && ai->band[last + 1].nsides == band->nsides &&
+		       !memcmp(ai->band[last + 1].side, band->side, sizeof band->side))
+			last++;
+		if (band->nsides) {
+			size_t to = ai->band[last].to;
+			if (!printed)
+				printf("    %s\n", label);
+			printf("      %s to %s:", ntm_format_size(band->from, a, sizeof a),
+			       to == SIZE_MAX ? "any size" : ntm_format_size(to, b, sizeof b));
+			for (int k = 0; k < band->nsides; k++)
+				printf("%s %s", k ? "," : "", variant_name(band->side[k]));
+			printf("\n");
+			printed = 1;
+		}
+		for (int k = i; k <= last; k++)
+			if (ai->band[k].calls)
+				printf("        %s: %llu calls, %llu trials, %llu switches; "
+				       "runs %s\n", ntm_format_size(ai->band[k].from, a, sizeof a),
+				       ai->band[k].calls, ai->band[k].trials,
+				       ai->band[k].switches, ai->band[k].decided >= 0
+				       ? variant_name(ai->band[k].decided) : "the ladder's");
+		i = last;
+	}
+	if (!printed)
+		printf("    %s: none (no size from 1 MiB has a rival to the ladder)\n",
+		       label);
+}
+
+/* Learning on real calls: where, how often, at what cost. */
+static void print_learning(void)
+{
 	struct ntmem_adapt_info ai;
-	int shown = 0;
+	ntmem_adapt_info(NTMEM_CLASS_SET_ZERO, &ai);
+	if (!ai.on) {
+		printf("  learning     off (adapt=0, from %s)\n",
+		       ntmem_origin_name(ai.origin));
+		return;
+	}
+	printf("  learning     from 1 MiB, per power-of-two size and L3 domain (%u "
+	       "here):\n"
+	       "               the first %u calls of a size run the ladder's choice, "
+	       "then trials\n"
+	       "               of %u timed calls a candidate, every %u to %u calls; "
+	       "at most %u\n"
+	       "               calls of a trial run a candidate that loses "
+	       "(NTMEM_TUNABLES adapt=0: off)\n",
+	       ai.domains, ai.after, ai.samples, ai.period_min, ai.period_max, ai.bound);
 	for (int cls = 0; cls < 3; cls++) {
 		ntmem_adapt_info(cls, &ai);
-		if (!ai.on) {
-			printf("  trials       off (adapt=0, from %s)\n",
-			       ntmem_origin_name(ai.origin));
-			return;
-		}
-		for (int i = 0; i < ai.nedges; i++, shown++) {
-			const struct ntmem_adapt_edge *e = &ai.edge[i];
-			struct ntmem_variant_info lo, up;
-			ntmem_variant_info(e->lower, &lo);
-			ntmem_variant_info(e->upper, &up);
-			printf("%s%s: %s or %s, calls of %s to %s (edge %s)\n",
-			       shown ? pad : "  trials       ", class_names[cls],
-			       lo.name, up.name, ntm_format_size(e->from, a, sizeof a),
-			       ntm_format_size(e->to, b, sizeof b),
-			       ntm_format_size(e->at, c, sizeof c));
-		}
+		print_bands(class_names[cls], &ai);
 	}
-	if (!shown)
-		printf("  trials       none: no cached rung meets a streaming one "
-		       "from 1 MiB\n");
-	else
-		printf("%seach size, every %u calls: %u streamed, %u cached "
-		       "(the first %u of those untimed), the rest the faster; "
-		       "NTMEM_TUNABLES adapt=0 turns this off\n", pad,
-		       ai.period, ai.streamed, ai.cached, ai.cached_warm);
 }
 
 static void print_text(void)
@@ -202,6 +233,8 @@ static void print_text(void)
 	printf("  model        %s (family %u, model %u, stepping %u)\n",
 	       cpu.brand[0] ? cpu.brand : "unknown", cpu.family, cpu.model,
 	       cpu.stepping);
+	printf("  hypervisor   %s\n", cpu.hypervisor[0] ? cpu.hypervisor
+					       : "none (bare metal, or not said)");
 	printf("  features     %s\n", cpu.features[0] ? cpu.features : "none");
 	for (const char *m = cpu.missing; *m;) {
 		size_t n = strcspn(m, "\n");
@@ -253,7 +286,7 @@ static void print_text(void)
 	       "allowed\n", pi.threads, pi.threads == 1 ? "" : "s",
 	       pi.threads_how, ntm_format_size(pi.min_chunk, a, sizeof a),
 	       pi.cpus_allowed, pi.cpus_allowed == 1 ? "" : "s");
-	print_adapt();
+	print_learning();
 	printf("  shim         %s\n", ntmem_preloaded()
 	       ? "libntmem-preload.so serves this process's memset and memcpy"
 	       : "not active");
@@ -280,28 +313,30 @@ static void json_adapt(struct json *j)
 {
 	struct ntmem_adapt_info ai;
 	ntmem_adapt_info(NTMEM_CLASS_SET_ZERO, &ai);
-	json_object(j, "trials");
+	json_object(j, "learning");
 	json_bool(j, "on", ai.on);
 	json_string(j, "origin", ntmem_origin_name(ai.origin));
-	json_uint(j, "period", ai.period);
-	json_uint(j, "streamed", ai.streamed);
-	json_uint(j, "cached", ai.cached);
-	json_uint(j, "cached_warm", ai.cached_warm);
-	json_array(j, "edges");
+	json_uint(j, "after", ai.after);
+	json_uint(j, "samples", ai.samples);
+	json_uint(j, "period_min", ai.period_min);
+	json_uint(j, "period_max", ai.period_max);
+	json_uint(j, "domains", ai.domains);
+	json_uint(j, "bound", ai.bound);
+	json_array(j, "bands");
 	for (int cls = 0; cls < 3; cls++) {
 		ntmem_adapt_info(cls, &ai);
-		for (int i = 0; i < ai.nedges; i++) {
-			const struct ntmem_adapt_edge *e = &ai.edge[i];
-			struct ntmem_variant_info lo, up;
-			ntmem_variant_info(e->lower, &lo);
-			ntmem_variant_info(e->upper, &up);
+		for (int i = 0; i < ai.nbands; i++) {
+			const struct ntmem_adapt_band *b = &ai.band[i];
+			if (!b->nsides)
+				continue;
 			json_object(j, NULL);
 			json_string(j, "class", class_keys[cls]);
-			json_uint(j, "at", e->at);
-			json_uint(j, "from", e->from);
-			json_size_or_null(j, "to", e->to);
-			json_string(j, "lower", lo.name);
-			json_string(j, "upper", up.name);
+			json_uint(j, "from", b->from);
+			json_size_or_null(j, "to", b->to);
+			json_array(j, "sides");
+			for (int k = 0; k < b->nsides; k++)
+				json_string(j, NULL, variant_name(b->side[k]));
+			json_end(j);
 			json_end(j);
 		}
 	}

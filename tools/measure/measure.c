@@ -349,6 +349,7 @@ void cpu_identity_members(struct json *j, const struct ntmem_cpu_info *cpu)
 	json_uint(j, "family", cpu->family);
 	json_uint(j, "model", cpu->model);
 	json_uint(j, "stepping", cpu->stepping);
+	json_string(j, "hypervisor", cpu->hypervisor);
 	char features[256];
 	snprintf(features, sizeof features, "%s", cpu->features);
 	json_array(j, "features");

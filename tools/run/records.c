@@ -56,14 +56,14 @@ const char *tree_path_name(unsigned key)
 		return "before the policy";
 	if (key == NTM_PATH_OVERLAP)
 		return "overlap: libc memmove";
-	const struct variant *v = ntm_variant((int)(key - NTM_PATH_RUNG));
+	const struct variant *v = ntm_variant((int)(key - NTM_PATH_VARIANT));
 	return v ? v->name : "?";
 }
 
 int tree_path_streams(unsigned key)
 {
 	const struct variant *v =
-		key >= NTM_PATH_RUNG ? ntm_variant((int)(key - NTM_PATH_RUNG)) : NULL;
+		key >= NTM_PATH_VARIANT ? ntm_variant((int)(key - NTM_PATH_VARIANT)) : NULL;
 	return v && ntm_streams(v);
 }
 
@@ -165,16 +165,16 @@ static int add_process(struct tree *t, const struct tree_process *p)
 	return 0;
 }
 
-/* The key of path slot in r: its rung's variant, or the slot itself. */
-static int path_key(const struct ntm_record *r, unsigned line, unsigned slot)
+/* The key of path slot in r: the variant its slot names, or the slot
+ * itself; -1 for a variant past the record's slots. */
+static int path_key(const struct ntm_record *r, unsigned slot)
 {
-	if (slot < NTM_PATH_RUNG)
+	if (slot < NTM_PATH_VARIANT)
 		return (int)slot;
-	const struct ntm_record_ladder *l = &r->ladder[tree_line_class(line)];
-	unsigned i = slot - NTM_PATH_RUNG;
-	if (i >= l->count || l->variant[i] < 0 || l->variant[i] >= TREE_VARIANTS_MAX)
+	int id = r->variant[slot - NTM_PATH_VARIANT];
+	if (id < 0 || id >= TREE_VARIANTS_MAX)
 		return -1;
-	return NTM_PATH_RUNG + l->variant[i];
+	return NTM_PATH_VARIANT + id;
 }
 
 static void keep_header(struct tree *t, const struct ntm_record *r,
@@ -201,7 +201,7 @@ static int fold_record(struct tree *t, const struct ntm_record *r,
 		for (unsigned k = 0; k < NTM_RECORD_BUCKETS; k++) {
 			for (unsigned s = 0; s < NTM_PATHS; s++) {
 				const struct ntm_record_cell *c = &r->cell[line][k][s];
-				int key = path_key(r, line, s);
+				int key = path_key(r, s);
 				if (!c->calls || key < 0)
 					continue;
 				t->line[line].cell[k][key].calls += c->calls;

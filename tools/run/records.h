@@ -10,11 +10,11 @@
 #include "output/cli.h"
 #include "introspect.h"
 
-/* Paths, merged over processes whose ladders may differ: a record's rung
- * i becomes the variant it names.  Keys below NTM_PATH_RUNG are the
- * record's own; NTM_PATH_RUNG + id is the registry's variant id. */
+/* Paths, merged over processes whose slots may differ: a record's slot
+ * becomes the variant it names.  Keys below NTM_PATH_VARIANT are the
+ * record's own; NTM_PATH_VARIANT + id is the registry's variant id. */
 #define TREE_VARIANTS_MAX 64
-#define TREE_PATH_KEYS (NTM_PATH_RUNG + TREE_VARIANTS_MAX)
+#define TREE_PATH_KEYS (NTM_PATH_VARIANT + TREE_VARIANTS_MAX)
 
 struct tree_line {
 	struct ntm_record_cell cell[NTM_RECORD_BUCKETS][TREE_PATH_KEYS];
