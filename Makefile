@@ -183,6 +183,8 @@ $(O)/tests/%: tests/%.c $(O)/tests/harness.o $(TOOL_LIB_OBJ) $(STATIC)
 $(O)/tests/test_fence: TEST_LDFLAGS = -Wl,--wrap=ntm_fence
 # test_safe too: a safe call that streams returns fenced, fault or not.
 $(O)/tests/test_safe: TEST_LDFLAGS = -Wl,--wrap=ntm_fence
+# test_select counts the entry points' calls into C.
+$(O)/tests/test_select: TEST_LDFLAGS = -Wl,--wrap=ntm_set_large,--wrap=ntm_copy_large
 # test_dczva makes DCZID_EL0 say DC ZVA is prohibited (on AArch64).
 $(O)/tests/test_dczva: TEST_LDFLAGS = -Wl,--wrap=ntm_sysreg_dczid
 

@@ -111,8 +111,8 @@ if ! printf 'int main(void){return 0;}\n' |
 	skip_stage "gcc cannot build or run a ThreadSanitizer program here (libtsan missing, or an address-space layout it cannot use)"
 elif build tsan CC=gcc CFLAGS="-O1 -g $TSAN" LDFLAGS="$TSAN"; then
 	NTMEM_TEST_QUICK=1 TSAN_OPTIONS=halt_on_error=1 tests/run.sh build/tsan \
-		test_api test_hot test_parallel test_policy test_populate test_split \
-		test_numa test_safe_edges
+		test_api test_hot test_learn test_parallel test_policy test_populate \
+		test_split test_numa test_safe_edges
 fi
 rm -f build/tsan-probe
 
@@ -133,7 +133,7 @@ elif install_if_missing qemu-x86_64 qemu-user; then
 		NTMEM_TEST_QUICK=1 NTMEM_EXPECT_CPU=$expect TEST_LOG_SUFFIX=-$expect \
 			TEST_WRAPPER="qemu-x86_64 -cpu $cpu" \
 			tests/run.sh build/gcc test_dispatch test_api test_variants test_small \
-				test_safe test_safe_handler test_safe_edges test_preload
+				test_select test_safe test_safe_handler test_safe_edges test_preload
 	done
 else
 	skip_stage "qemu-x86_64 is missing and could not be installed (apt-get install qemu-user)"
