@@ -48,6 +48,11 @@ static void usage(FILE *f)
 		"  -k, --chunk SIZE      clear or copy the buffer in pieces of SIZE\n"
 		"      --value BYTE      byte memset writes, or memcpy's source holds\n"
 		"                        (default 0 for memset, random bytes for memcpy)\n"
+		"      --learned         measure auto after it has learned: first,\n"
+		"                        at each size it learns at (from 1 MiB), as\n"
+		"                        many untimed calls as it serves before its\n"
+		"                        first trial, and one trial (the header says\n"
+		"                        how many; ntmem(3), Learning on real calls)\n"
 		"      --baseline FUNC   function the diff column compares with\n"
 		"                        (default: the best string instruction, rep\n"
 		"                        stosb or rep movsb, else glibc)\n"
@@ -71,7 +76,7 @@ static void usage(FILE *f)
 /* ------------------------------------------------------------------ */
 
 enum { OPT_VALUE = 256, OPT_BASELINE, OPT_CPU, OPT_JSON, OPT_CSV, OPT_PLOT,
-       OPT_THREADS, OPT_MIX };
+       OPT_THREADS, OPT_MIX, OPT_LEARNED };
 
 static const struct option long_options[] = {
 	{"size", required_argument, NULL, 's'},
@@ -88,6 +93,7 @@ static const struct option long_options[] = {
 	{"plot", required_argument, NULL, OPT_PLOT},
 	{"threads", required_argument, NULL, OPT_THREADS},
 	{"mix", required_argument, NULL, OPT_MIX},
+	{"learned", no_argument, NULL, OPT_LEARNED},
 	{"help", no_argument, NULL, 'h'},
 	{NULL, 0, NULL, 0},
 };
@@ -163,6 +169,9 @@ static int parse_option(void *ctx, int c, const char *arg, char **argv,
 	case OPT_MIX:
 		o->mix = arg;
 		return 0;
+	case OPT_LEARNED:
+		o->learned = 1;
+		return 0;
 	case 'h':
 		o->help = 1;
 		return 0;
@@ -177,7 +186,7 @@ static int check_mix_options(const struct bench_opts *o, struct cli_error *e)
 	const char *other = o->sizes_given ? "--size" : o->chunk ? "--chunk"
 			    : o->csv ? "--csv" : o->plot ? "--plot"
 			    : o->nthreads > 1 || (o->nthreads && o->threads[0] != 1)
-				  ? "--threads" : NULL;
+				  ? "--threads" : o->learned ? "--learned" : NULL;
 	if (other)
 		return cli_error(e, CLI_USAGE, "--mix and %s: a mix draws its own "
 				 "sizes, one call at a time, on one thread, reported "

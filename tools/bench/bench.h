@@ -57,6 +57,9 @@ struct bench_opts {
 	const char *plot;
 	const char *mix;          /* --mix NAME|FILE (bench_mix.h); NULL: the
 				     grid of sizes */
+	int learned;              /* --learned: auto gets learn_calls untimed
+				     calls per size it learns at first */
+	unsigned long learn_calls;
 	int help;                 /* --help: nothing else was checked */
 	int list;                 /* -f help */
 
@@ -106,6 +109,10 @@ static inline void bench_add_skip(struct bench_opts *o, const char *what,
 /* Run every function at every size; fills o->results.  Returns 0, or -1
  * with a failure (a function refused to run). */
 int bench_measure(struct bench_opts *o, struct cli_error *e);
+
+/* --learned: the untimed calls auto gets at size before it is timed (0:
+ * the size does not learn). */
+unsigned long bench_learn_calls(enum ntmem_op op, int value, size_t size);
 
 /* The reports (bench_report.c). */
 void bench_print_table(const struct bench_opts *o, const struct machine *m);

@@ -43,6 +43,39 @@ static size_t settle_bytes(void)
 	return bytes;
 }
 
+/* --learned: the calls auto's size takes to learn, before it is timed:
+ * as many as the ladder serves before the first trial, and the longest
+ * trial.  0 where the size does not learn (below 1 MiB, adapt=0, no
+ * rival). */
+unsigned long bench_learn_calls(enum ntmem_op op, int value, size_t size)
+{
+	struct ntmem_adapt_info ai;
+	enum ntmem_class cls = op == NTMEM_OP_COPY ? NTMEM_CLASS_COPY
+			       : value ? NTMEM_CLASS_SET_NONZERO : NTMEM_CLASS_SET_ZERO;
+	if (ntmem_adapt_info(cls, &ai) || !ai.on || size < ai.from)
+		return 0;
+	for (int i = 0; i < ai.nbands; i++)
+		if (size >= ai.band[i].from && size < ai.band[i].to)
+			return ai.band[i].nsides ? ai.after + ai.trial_calls : 0;
+	return 0;
+}
+
+/* Give auto, on one thread without a chunk, its untimed calls to learn. */
+static void learn_first(const struct bench_opts *o, unsigned char *dst,
+			const unsigned char *src, size_t size, int value)
+{
+	unsigned long calls = bench_learn_calls(o->op, value, size);
+	for (size_t i = 0; calls && i < o->nfns; i++) {
+		if (o->fns[i].kind != FN_AUTO || o->chunk)
+			continue;
+		for (unsigned long k = 0; k < calls; k++)
+			if (o->op == NTMEM_OP_COPY)
+				ntmem_copy(dst, src, size);
+			else
+				ntmem_set(dst, value, size);
+	}
+}
+
 /* Every function on every thread count at one size, on buffers already
  * set up: all of them interleaved in one set of rounds. */
 static int measure_size(struct bench_opts *o, struct progress_ctx *pc,
@@ -65,6 +98,8 @@ static int measure_size(struct bench_opts *o, struct progress_ctx *pc,
 	struct benchfn_result r = {calloc(nf * runs, sizeof(double)), loops, 0};
 	if (!r.gbps)
 		return cli_error(e, CLI_FAILED, "out of memory");
+	if (o->learned)
+		learn_first(o, dst, src, size, value);
 	struct benchfn_plan plan = {fns, nf, size, o->runs, o->loops,
 				    BENCH_MIN_RUN_NS, o->progress ? progress : NULL, pc,
 				    settle_bytes()};

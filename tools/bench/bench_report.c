@@ -54,6 +54,34 @@ static const char *pages_obtained(const struct bench_opts *o)
 	return o->nresults ? o->results[0].pages : "none (nothing ran)";
 }
 
+/* The calls auto learned on before it was timed, per --learned. */
+static unsigned long learned_calls(const struct bench_opts *o, size_t *from)
+{
+	int value = o->value < 0 ? 0 : o->value;
+	for (size_t i = 0; o->learned && i < o->nsizes; i++) {
+		unsigned long n = bench_learn_calls(o->op, value, o->sizes[i]);
+		if (n) {
+			*from = o->sizes[i];
+			return n;
+		}
+	}
+	return 0;
+}
+
+static void print_learned(const struct bench_opts *o)
+{
+	size_t from = 0;
+	char s[32];
+	unsigned long n = learned_calls(o, &from);
+	if (o->learned && n)
+		printf("# learned   auto: %lu untimed calls first at each size it learns "
+		       "at (from %s here): those the ladder serves before the first "
+		       "trial, and one trial\n", n, ntm_format_size(from, s, sizeof s));
+	else if (o->learned)
+		printf("# learned   auto: no size here learns (below 1 MiB, adapt=0, or "
+		       "no rival)\n");
+}
+
 void bench_print_table(const struct bench_opts *o, const struct machine *m)
 {
 	char value[64], chunk[32], s[32];
@@ -77,7 +105,9 @@ void bench_print_table(const struct bench_opts *o, const struct machine *m)
 	if (o->chunk)
 		printf("# chunk     %s per call\n",
 		       ntm_format_size(o->chunk, chunk, sizeof chunk));
-	printf("# baseline  %s\n\n", o->fns[o->baseline].name);
+	printf("# baseline  %s\n", o->fns[o->baseline].name);
+	print_learned(o);
+	printf("\n");
 
 	int varied = strstr(pages_obtained(o), "varies") != NULL;
 	int threaded = o->nthreads > 1 || o->threads[0] > 1;
@@ -152,6 +182,8 @@ void bench_print_json(const struct bench_opts *o, const struct machine *m)
 	else
 		json_string(&j, "loops", "auto");
 	json_uint(&j, "chunk", o->chunk);
+	size_t learned_from = 0;
+	json_uint(&j, "learned_calls", learned_calls(o, &learned_from));
 	json_string(&j, "page_request", page_request_name(o->pages));
 	json_string(&j, "pages_obtained", pages_obtained(o));
 	if (o->value < 0)
