@@ -326,7 +326,7 @@ static void family_rule(const struct cpu *cpu, struct builtin *b, char *how,
 			f = &families[i];
 	*b = f ? *f->rule : share_rule;
 	b->interleave_pages = f && f->interleave_pages;
-	char why[2][200];
+	char why[2][400];
 	size_t share[2];
 	for (int op = 0; op < 2; op++)
 		share[op] = ntm_default_threshold(cpu, op, why[op], sizeof why[op]);
@@ -348,9 +348,13 @@ static void family_rule(const struct cpu *cpu, struct builtin *b, char *how,
 				break;
 		}
 	}
-	snprintf(how, len, "%s (%s family %u model %u): streams memset above %s; "
-		 "memcpy above %s", b->name, cpu->vendor[0] ? cpu->vendor : "unknown",
-		 cpu->family, cpu->model, why[0], why[1]);
+	/* The cache plan's sentence once (info prints it as the caches'
+	 * "used" line), then the two shares. */
+	char set_at[32], copy_at[32];
+	snprintf(how, len, "%s (%s family %u model %u): %s; memset streams above "
+		 "%s, memcpy above %s", b->name, cpu->vendor[0] ? cpu->vendor : "unknown",
+		 cpu->family, cpu->model, why[0], ntm_format_size(share[0], set_at,
+		 sizeof set_at), ntm_format_size(share[1], copy_at, sizeof copy_at));
 }
 
 const struct builtin *ntm_builtin_for(const struct cpu *cpu, int family_only,

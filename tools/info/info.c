@@ -121,11 +121,14 @@ static void print_builtin(const char *label, const char *how,
 	const char *plan = cpu->planned_how;
 	size_t n = plan ? strlen(plan) : 0;
 	char l3[32], short_plan[64];
-	ntm_format_size(cpu->planned.l3, l3, sizeof l3);
-	snprintf(short_plan, sizeof short_plan, "the L3 used (%s)", l3);
+	if (cpu->planned.l3)
+		snprintf(short_plan, sizeof short_plan, "the L3 used (%s)",
+			 ntm_format_size(cpu->planned.l3, l3, sizeof l3));
+	else
+		snprintf(short_plan, sizeof short_plan, "the L3 used (none trusted)");
 	printf("  %-12s ", label);
 	for (const char *p = how; *p;) {
-		const char *at = n && cpu->planned.l3 ? strstr(p, plan) : NULL;
+		const char *at = n ? strstr(p, plan) : NULL;
 		if (!at) {
 			printf("%s", p);
 			break;
