@@ -21,6 +21,8 @@ LIBDIR   ?= $(PREFIX)/lib
 INCDIR   ?= $(PREFIX)/include
 BINDIR   ?= $(PREFIX)/bin
 MANDIR   ?= $(PREFIX)/share/man
+# The CMake package files.
+CMAKEDIR ?= $(LIBDIR)/cmake/ntmem
 
 CFLAGS   ?= -O2 -g
 WERROR   ?= -Werror
@@ -122,13 +124,40 @@ $(SHARED): $(LIB_OBJ) src/ntmem.map
 
 # ntmem.pc for this build's PREFIX and LIBDIR: rewritten only when they
 # (or the version) change, so that make stays quiet and install copies
-# what the build made.
+# what the build made.  A static link needs what libntmem.so was linked
+# with: LDLIBS, in Libs.private.
 $(O)/ntmem.pc: ntmem.pc.in FORCE
 	@mkdir -p $(@D)
 	@sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
-	    -e 's|@INCDIR@|$(INCDIR)|' -e 's|@VERSION@|$(VERSION)|' $< >$@.tmp
+	    -e 's|@INCDIR@|$(INCDIR)|' -e 's|@VERSION@|$(VERSION)|' \
+	    -e 's|@LDLIBS@|$(strip $(LDLIBS))|' $< >$@.tmp
 	@if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
 FORCE:
+
+# The CMake package files, the same way.  They find the prefix from where
+# they lie (CMAKE_UP: as many ".." as CMAKEDIR is below PREFIX), and the
+# lib and include directories below it, so that a DESTDIR tree is found
+# where it is; a directory outside PREFIX stays absolute.
+CMAKE_FILES := $(O)/ntmemConfig.cmake $(O)/ntmemConfigVersion.cmake
+all: $(CMAKE_FILES)
+below_prefix = $(patsubst $(PREFIX)/%,%,$(filter $(PREFIX)/%,$(1)))
+from_prefix  = $(if $(call below_prefix,$(1)),$${_ntmem_prefix}/$(call below_prefix,$(1)),$(1))
+CMAKE_UP     = $(subst $(eval) ,/,$(patsubst %,..,$(subst /, ,$(call below_prefix,$(CMAKEDIR)))))
+$(O)/%.cmake: cmake/%.cmake.in FORCE
+	@mkdir -p $(@D)
+	@sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@CMAKEDIR@|$(CMAKEDIR)|g' \
+	    -e 's|@CMAKE_UP@|$(CMAKE_UP)|g' \
+	    -e 's|@CMAKE_LIBDIR@|$(call from_prefix,$(LIBDIR))|g' \
+	    -e 's|@CMAKE_INCDIR@|$(call from_prefix,$(INCDIR))|g' \
+	    -e 's|@CMAKE_LDLIBS@|$(subst $(eval) ,;,$(strip $(LDLIBS)))|g' \
+	    -e 's|@VERSION@|$(VERSION)|g' -e 's|@SOVERSION@|$(SOVERSION)|g' \
+	    -e 's|@MAJOR_MINOR@|$(basename $(VERSION))|g' \
+	    -e "s|@SIZEOF_POINTER@|$$(echo __SIZEOF_POINTER__ | \
+		$(CC) -E -P -x c - | tail -n 1)|g" $< >$@.tmp
+	@if grep -q '@[A-Z_]*@' $@.tmp; then \
+		echo "$@: unreplaced $$(grep -o '@[A-Z_]*@' $@.tmp | head -n 1)" >&2; \
+		rm -f $@.tmp; exit 1; fi
+	@if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
 
 $(TOOL): $(TOOL_OBJ) $(STATIC)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(TOOL_OBJ) $(STATIC) $(LDLIBS)
@@ -267,13 +296,15 @@ $(O)/callcost-shared: bench/callcost.c $(SHARED)
 
 install: all
 	install -d $(DESTDIR)$(INCDIR) $(DESTDIR)$(LIBDIR)/pkgconfig \
-		$(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man3
+		$(DESTDIR)$(CMAKEDIR) $(DESTDIR)$(BINDIR) \
+		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man3
 	install -m 644 include/ntmem.h $(DESTDIR)$(INCDIR)/
 	install -m 644 $(STATIC) $(DESTDIR)$(LIBDIR)/
 	install -m 755 $(SHARED) $(DESTDIR)$(LIBDIR)/
 	ln -sf libntmem.so.$(VERSION) $(DESTDIR)$(LIBDIR)/$(SONAME)
 	ln -sf libntmem.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libntmem.so
 	install -m 644 $(O)/ntmem.pc $(DESTDIR)$(LIBDIR)/pkgconfig/
+	install -m 644 $(CMAKE_FILES) $(DESTDIR)$(CMAKEDIR)/
 	install -m 755 $(TOOL) $(DESTDIR)$(BINDIR)/
 	install -m 644 docs/ntmem.1 $(DESTDIR)$(MANDIR)/man1/
 	install -m 644 docs/ntmem.3 $(DESTDIR)$(MANDIR)/man3/
