@@ -21,7 +21,9 @@ LIBDIR   ?= $(PREFIX)/lib
 INCDIR   ?= $(PREFIX)/include
 BINDIR   ?= $(PREFIX)/bin
 MANDIR   ?= $(PREFIX)/share/man
-# The CMake package files.
+# The shim, where "ntmem run" looks for it once installed (Debian: a
+# directory of its own, as it has no soname), and the CMake package files.
+SHIMDIR  ?= $(LIBDIR)
 CMAKEDIR ?= $(LIBDIR)/cmake/ntmem
 
 CFLAGS   ?= -O2 -g
@@ -180,9 +182,16 @@ $(PRELOAD): $(PRELOAD_OBJ) $(LIB_OBJ) src/preload/preload.map
 		-Wl,--version-script,src/preload/preload.map -o $@ $(PRELOAD_OBJ) \
 		$(LIB_OBJ) $(LDLIBS)
 
-# ntmem run looks for the shim next to itself, then where it is installed.
+# ntmem run looks for the shim next to itself, then where it is installed:
+# SHIMDIR, recorded in $(GEN)/shimdir so that a change of it ("make", then
+# "make install PREFIX=/usr") rebuilds the tool that looks there.
 $(O)/tools/measure/shim_path.o: \
-	override CPPFLAGS += -DNTMEM_LIBDIR='"$(LIBDIR)"'
+	override CPPFLAGS += -DNTMEM_LIBDIR='"$(SHIMDIR)"'
+$(O)/tools/measure/shim_path.o: $(GEN)/shimdir
+$(GEN)/shimdir: FORCE
+	@mkdir -p $(@D)
+	@echo '$(SHIMDIR)' >$@.tmp
+	@if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
 
 # bench --mix's bundled distributions (data/distributions) are built into
 # the tool, so that it finds them wherever it is installed: one
@@ -312,8 +321,8 @@ install: all
 
 install: install-preload
 install-preload: $(PRELOAD)
-	install -d $(DESTDIR)$(LIBDIR)
-	install -m 755 $(PRELOAD) $(DESTDIR)$(LIBDIR)/
+	install -d $(DESTDIR)$(SHIMDIR)
+	install -m 755 $(PRELOAD) $(DESTDIR)$(SHIMDIR)/
 .PHONY: install-preload
 
 clean:
