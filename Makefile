@@ -5,12 +5,14 @@
 #   make bench           the memset and memcpy bandwidth tables
 #   make fuzz            each libFuzzer target for FUZZ_SECONDS (60) seconds
 #   make install         PREFIX=/usr/local DESTDIR=
+#   make deb             Debian packages of it all, in $(O)/deb/
 #
 # O=DIR builds elsewhere (make check uses build/clang and build/asan).
 
 # One version, in one place: include/ntmem.h's NTMEM_VERSION_* macros.
 # The shared object's name, ntmem.pc and ntmem --version all follow it;
-# tests/test_build.c checks them and the man pages against it.
+# tests/test_build.c checks them, debian/changelog and the man pages
+# against it.
 VERSION   := $(shell sed -n 's/^[#]define NTMEM_VERSION_\(MAJOR\|MINOR\|PATCH\) \([0-9]*\).*/\2/p' \
 	       include/ntmem.h | paste -sd. -)
 SOVERSION := $(firstword $(subst ., ,$(VERSION)))
@@ -325,10 +327,15 @@ install-preload: $(PRELOAD)
 	install -m 755 $(PRELOAD) $(DESTDIR)$(SHIMDIR)/
 .PHONY: install-preload
 
+# libntmem0, libntmem-dev and ntmem (debian/), built from a copy of this
+# tree in $(O)/deb/ and checked with lintian: see tools/deb.sh.
+deb:
+	@tools/deb.sh $(O)/deb
+
 clean:
 	rm -rf build $(O)
 
-.PHONY: all tests test check bench install clean fuzz record FORCE
+.PHONY: all tests test check bench install clean fuzz record deb FORCE
 .SECONDARY:
 
 -include $(LIB_OBJ:.o=.d) $(TOOL_OBJ:.o=.d) $(PRELOAD_OBJ:.o=.d) \
