@@ -53,8 +53,9 @@ if ! (cd "$src" && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u O -u DESTDIR \
 	echo "make deb: dpkg-buildpackage failed; the end of $out/build.log:" >&2
 	tail -n 25 "$out/build.log" | sed 's/^/  /' >&2
 	if grep -q 'dpkg-gensymbols' "$out/build.log"; then
-		echo "  (libntmem.so's exports and debian/libntmem0.symbols differ: see" >&2
-		echo "  tools/deb-symbols.sh)" >&2
+		echo "  libntmem.so's exports and debian/libntmem0.symbols differ: 'make &&" >&2
+		echo "  tools/deb-symbols.sh build/libntmem.so' rewrites the file (a new symbol" >&2
+		echo "  gets the header's version)" >&2
 	fi
 	exit 1
 fi
