@@ -143,7 +143,7 @@ FORCE:
 # lib and include directories below it, so that a DESTDIR tree is found
 # where it is; a directory outside PREFIX stays absolute.
 CMAKE_FILES := $(O)/ntmemConfig.cmake $(O)/ntmemConfigVersion.cmake
-all: $(CMAKE_FILES)
+all tests: $(CMAKE_FILES)
 below_prefix = $(patsubst $(PREFIX)/%,%,$(filter $(PREFIX)/%,$(1)))
 from_prefix  = $(if $(call below_prefix,$(1)),$${_ntmem_prefix}/$(call below_prefix,$(1)),$(1))
 CMAKE_UP     = $(subst $(eval) ,/,$(patsubst %,..,$(subst /, ,$(call below_prefix,$(CMAKEDIR)))))
@@ -226,7 +226,8 @@ $(O)/tests/test_safe: TEST_LDFLAGS = -Wl,--wrap=ntm_fence
 # test_dczva makes DCZID_EL0 say DC ZVA is prohibited (on AArch64).
 $(O)/tests/test_dczva: TEST_LDFLAGS = -Wl,--wrap=ntm_sysreg_dczid
 
-# The shared library too: tests dlopen it; ntmem.pc: test_build reads it.
+# The shared library too: tests dlopen it; ntmem.pc and the CMake files
+# (added where they are made): test_build reads them.
 tests: $(TESTS) $(TOOL) $(SHARED) $(O)/ntmem.pc
 
 # test_preload's helpers: plain programs that know nothing of ntmem, as
