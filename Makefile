@@ -5,12 +5,14 @@
 #   make bench           the memset and memcpy bandwidth tables
 #   make fuzz            each libFuzzer target for FUZZ_SECONDS (60) seconds
 #   make install         PREFIX=/usr/local DESTDIR=
+#   make deb             Debian packages of it all, in $(O)/deb/
 #
 # O=DIR builds elsewhere (make check uses build/clang and build/asan).
 
 # One version, in one place: include/ntmem.h's NTMEM_VERSION_* macros.
 # The shared object's name, ntmem.pc and ntmem --version all follow it;
-# tests/test_build.c checks them and the man pages against it.
+# tests/test_build.c checks them, debian/changelog and the man pages
+# against it.
 VERSION   := $(shell sed -n 's/^[#]define NTMEM_VERSION_\(MAJOR\|MINOR\|PATCH\) \([0-9]*\).*/\2/p' \
 	       include/ntmem.h | paste -sd. -)
 SOVERSION := $(firstword $(subst ., ,$(VERSION)))
@@ -21,6 +23,10 @@ LIBDIR   ?= $(PREFIX)/lib
 INCDIR   ?= $(PREFIX)/include
 BINDIR   ?= $(PREFIX)/bin
 MANDIR   ?= $(PREFIX)/share/man
+# The shim, where "ntmem run" looks for it once installed (Debian: a
+# directory of its own, as it has no soname), and the CMake package files.
+SHIMDIR  ?= $(LIBDIR)
+CMAKEDIR ?= $(LIBDIR)/cmake/ntmem
 
 CFLAGS   ?= -O2 -g
 WERROR   ?= -Werror
@@ -122,13 +128,40 @@ $(SHARED): $(LIB_OBJ) src/ntmem.map
 
 # ntmem.pc for this build's PREFIX and LIBDIR: rewritten only when they
 # (or the version) change, so that make stays quiet and install copies
-# what the build made.
+# what the build made.  A static link needs what libntmem.so was linked
+# with: LDLIBS, in Libs.private.
 $(O)/ntmem.pc: ntmem.pc.in FORCE
 	@mkdir -p $(@D)
 	@sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
-	    -e 's|@INCDIR@|$(INCDIR)|' -e 's|@VERSION@|$(VERSION)|' $< >$@.tmp
+	    -e 's|@INCDIR@|$(INCDIR)|' -e 's|@VERSION@|$(VERSION)|' \
+	    -e 's|@LDLIBS@|$(strip $(LDLIBS))|' $< >$@.tmp
 	@if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
 FORCE:
+
+# The CMake package files, the same way.  They find the prefix from where
+# they lie (CMAKE_UP: as many ".." as CMAKEDIR is below PREFIX), and the
+# lib and include directories below it, so that a DESTDIR tree is found
+# where it is; a directory outside PREFIX stays absolute.
+CMAKE_FILES := $(O)/ntmemConfig.cmake $(O)/ntmemConfigVersion.cmake
+all tests: $(CMAKE_FILES)
+below_prefix = $(patsubst $(PREFIX)/%,%,$(filter $(PREFIX)/%,$(1)))
+from_prefix  = $(if $(call below_prefix,$(1)),$${_ntmem_prefix}/$(call below_prefix,$(1)),$(1))
+CMAKE_UP     = $(subst $(eval) ,/,$(patsubst %,..,$(subst /, ,$(call below_prefix,$(CMAKEDIR)))))
+$(O)/%.cmake: cmake/%.cmake.in FORCE
+	@mkdir -p $(@D)
+	@sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@CMAKEDIR@|$(CMAKEDIR)|g' \
+	    -e 's|@CMAKE_UP@|$(CMAKE_UP)|g' \
+	    -e 's|@CMAKE_LIBDIR@|$(call from_prefix,$(LIBDIR))|g' \
+	    -e 's|@CMAKE_INCDIR@|$(call from_prefix,$(INCDIR))|g' \
+	    -e 's|@CMAKE_LDLIBS@|$(subst $(eval) ,;,$(strip $(LDLIBS)))|g' \
+	    -e 's|@VERSION@|$(VERSION)|g' -e 's|@SOVERSION@|$(SOVERSION)|g' \
+	    -e 's|@MAJOR_MINOR@|$(basename $(VERSION))|g' \
+	    -e "s|@SIZEOF_POINTER@|$$(echo __SIZEOF_POINTER__ | \
+		$(CC) -E -P -x c - | tail -n 1)|g" $< >$@.tmp
+	@if grep -q '@[A-Z_]*@' $@.tmp; then \
+		echo "$@: unreplaced $$(grep -o '@[A-Z_]*@' $@.tmp | head -n 1)" >&2; \
+		rm -f $@.tmp; exit 1; fi
+	@if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
 
 $(TOOL): $(TOOL_OBJ) $(STATIC)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(TOOL_OBJ) $(STATIC) $(LDLIBS)
@@ -151,9 +184,16 @@ $(PRELOAD): $(PRELOAD_OBJ) $(LIB_OBJ) src/preload/preload.map
 		-Wl,--version-script,src/preload/preload.map -o $@ $(PRELOAD_OBJ) \
 		$(LIB_OBJ) $(LDLIBS)
 
-# ntmem run looks for the shim next to itself, then where it is installed.
+# ntmem run looks for the shim next to itself, then where it is installed:
+# SHIMDIR, recorded in $(GEN)/shimdir so that a change of it ("make", then
+# "make install PREFIX=/usr") rebuilds the tool that looks there.
 $(O)/tools/measure/shim_path.o: \
-	override CPPFLAGS += -DNTMEM_LIBDIR='"$(LIBDIR)"'
+	override CPPFLAGS += -DNTMEM_LIBDIR='"$(SHIMDIR)"'
+$(O)/tools/measure/shim_path.o: $(GEN)/shimdir
+$(GEN)/shimdir: FORCE
+	@mkdir -p $(@D)
+	@echo '$(SHIMDIR)' >$@.tmp
+	@if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
 
 # bench --mix's bundled distributions (data/distributions) are built into
 # the tool, so that it finds them wherever it is installed: one
@@ -188,7 +228,8 @@ $(O)/tests/test_select: TEST_LDFLAGS = -Wl,--wrap=ntm_set_large,--wrap=ntm_copy_
 # test_dczva makes DCZID_EL0 say DC ZVA is prohibited (on AArch64).
 $(O)/tests/test_dczva: TEST_LDFLAGS = -Wl,--wrap=ntm_sysreg_dczid
 
-# The shared library too: tests dlopen it; ntmem.pc: test_build reads it.
+# The shared library too: tests dlopen it; ntmem.pc and the CMake files
+# (added where they are made): test_build reads them.
 tests: $(TESTS) $(TOOL) $(SHARED) $(O)/ntmem.pc
 
 # test_preload's helpers: plain programs that know nothing of ntmem, as
@@ -269,13 +310,15 @@ $(O)/callcost-shared: bench/callcost.c $(SHARED)
 
 install: all
 	install -d $(DESTDIR)$(INCDIR) $(DESTDIR)$(LIBDIR)/pkgconfig \
-		$(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man3
+		$(DESTDIR)$(CMAKEDIR) $(DESTDIR)$(BINDIR) \
+		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man3
 	install -m 644 include/ntmem.h $(DESTDIR)$(INCDIR)/
 	install -m 644 $(STATIC) $(DESTDIR)$(LIBDIR)/
 	install -m 755 $(SHARED) $(DESTDIR)$(LIBDIR)/
 	ln -sf libntmem.so.$(VERSION) $(DESTDIR)$(LIBDIR)/$(SONAME)
 	ln -sf libntmem.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libntmem.so
 	install -m 644 $(O)/ntmem.pc $(DESTDIR)$(LIBDIR)/pkgconfig/
+	install -m 644 $(CMAKE_FILES) $(DESTDIR)$(CMAKEDIR)/
 	install -m 755 $(TOOL) $(DESTDIR)$(BINDIR)/
 	install -m 644 docs/ntmem.1 $(DESTDIR)$(MANDIR)/man1/
 	install -m 644 docs/ntmem.3 $(DESTDIR)$(MANDIR)/man3/
@@ -283,14 +326,19 @@ install: all
 
 install: install-preload
 install-preload: $(PRELOAD)
-	install -d $(DESTDIR)$(LIBDIR)
-	install -m 755 $(PRELOAD) $(DESTDIR)$(LIBDIR)/
+	install -d $(DESTDIR)$(SHIMDIR)
+	install -m 755 $(PRELOAD) $(DESTDIR)$(SHIMDIR)/
 .PHONY: install-preload
+
+# libntmem0, libntmem-dev and ntmem (debian/), built from a copy of this
+# tree in $(O)/deb/ and checked with lintian: see tools/deb.sh.
+deb:
+	@tools/deb.sh $(O)/deb
 
 clean:
 	rm -rf build $(O)
 
-.PHONY: all tests test check bench install clean fuzz record FORCE
+.PHONY: all tests test check bench install clean fuzz record deb FORCE
 .SECONDARY:
 
 -include $(LIB_OBJ:.o=.d) $(TOOL_OBJ:.o=.d) $(PRELOAD_OBJ:.o=.d) \

@@ -18,10 +18,16 @@
 #            DCZID_EL0, as qemu-user never sets DZP
 #   riscv64  cross-built; every test under qemu-riscv64: the portable
 #            variants alone
+#   install  make install into a DESTDIR: tests/consumer built against it
+#            with pkg-config and with CMake, shared and static, and run;
+#            which find_package(ntmem ...) requests CMake accepts
+#   deb      make deb (debian/, lintian), the packages unpacked with dpkg -x:
+#            ntmem info, the shim's place and the consumers from there
 #
-# Anything missing (clang, qemu-user, the cross compilers and C libraries)
-# is installed with apt-get when that is possible, and otherwise counted
-# as skipped with the reason.
+# Anything missing (clang, qemu-user, the cross compilers and C libraries,
+# pkg-config, cmake, dpkg-dev, debhelper, lintian) is installed with
+# apt-get when that is possible, and otherwise counted as skipped with the
+# reason.
 set -u
 cd "$(dirname "$0")/.." || exit 2
 MAKE=${MAKE:-make}
@@ -33,6 +39,13 @@ trap 'rm -f "$TEST_TOTALS"' EXIT
 stage() { printf '\n== %s\n' "$*"; }
 count() { echo "$1 $2 $3" >>"$TEST_TOTALS"; }
 skip_stage() { echo "  skipped: $1"; count 0 0 1; }
+# passed WHAT, failed WHAT [LOG]: one part of a stage (and LOG's end).
+passed() { echo "  passed: $1"; count 1 0 0; }
+failed() {
+	echo "  FAIL: $1"
+	[ -n "${2:-}" ] && tail -n 15 "$2" | sed 's/^/    /'
+	count 0 1 0
+}
 
 # apt_install WHAT PACKAGE: install PACKAGE, which provides WHAT, when
 # this is root on a system with apt-get.
@@ -183,6 +196,192 @@ cross aarch64 aarch64-linux-gnu libc6-dev-arm64-cross cortex-a57 a64fx max
 
 stage "riscv64: cross-built, every test under qemu-riscv64 (portable variants only)"
 cross riscv64 riscv64-linux-gnu libc6-dev-riscv64-cross default
+
+# consumer_pkgconfig WHERE SYSROOT PCDIR LIBDIR [static]: tests/consumer
+# built with pkg-config's flags for the ntmem.pc in PCDIR (its paths below
+# SYSROOT), linked with libntmem.so and run with LIBDIR on the loader's
+# path; with "static", linked with pkg-config --static into a program
+# that needs no libntmem.so at all.
+consumer_pkgconfig() {
+	where=$1 sysroot=$2 pcdir=$3 libdir=$4 how=${5:-shared}
+	exe=$PKG_WORK/pkgconfig-$how-$(echo "$where" | tr 'A-Z ' 'a-z-')
+	log=$exe.log
+	static=
+	[ "$how" = static ] && static=--static
+	# shellcheck disable=SC2086  # pkg-config's flags are a list
+	if flags=$(PKG_CONFIG_SYSROOT_DIR=$sysroot PKG_CONFIG_LIBDIR=$pcdir \
+			pkg-config --cflags --libs $static ntmem 2>"$log") &&
+	   echo "cc ${static:+-static} $flags" >>"$log" &&
+	   cc -O2 ${static:+-static} -o "$exe" tests/consumer/consumer.c $flags >>"$log" 2>&1 &&
+	   { [ "$how" = shared ] || ! readelf -d "$exe" | grep -q 'NEEDED.*libntmem'; } &&
+	   LD_LIBRARY_PATH=$libdir "$exe" >>"$log" 2>&1; then
+		passed "pkg-config, $how, $where: $(tail -n 1 "$log")"
+	else
+		failed "pkg-config, $how, $where: the consumer's build or run failed" "$log"
+	fi
+}
+
+# consumer_cmake WHERE PREFIX LIBDIR: tests/consumer configured with
+# CMAKE_PREFIX_PATH=PREFIX and find_package(ntmem MAJOR.MINOR), both of
+# its programs built and run (consumer_static needs no libntmem.so).
+consumer_cmake() {
+	where=$1 prefix=$2 libdir=$3
+	dir=$PKG_WORK/cmake-$(echo "$where" | tr 'A-Z ' 'a-z-')
+	log=$dir.log
+	if ! cmake -S tests/consumer -B "$dir" -DCMAKE_PREFIX_PATH="$prefix" \
+		-DNTMEM_WANT="${PKG_VERSION%.*}" >"$log" 2>&1 ||
+	   ! cmake --build "$dir" >>"$log" 2>&1; then
+		failed "CMake, $where: find_package(ntmem ${PKG_VERSION%.*}) or the build failed" "$log"
+		return
+	fi
+	for target in ntmem ntmem_static; do
+		exe=$dir/consumer_${target#ntmem_}
+		[ "$target" = ntmem ] && exe=$dir/consumer_shared
+		if { [ "$target" = ntmem ] || ! readelf -d "$exe" | grep -q 'NEEDED.*libntmem'; } &&
+		   LD_LIBRARY_PATH=$libdir "$exe" >>"$log" 2>&1; then
+			passed "CMake, ntmem::$target, $where: $(tail -n 1 "$log")"
+		else
+			failed "CMake, ntmem::$target, $where: the consumer failed" "$log"
+		fi
+	done
+}
+# check_install: build/gcc installed into a DESTDIR below PKG_WORK: every
+# file there, the installed ntmem run preloading the installed shim, the
+# consumers with pkg-config and CMake, and which versions CMake accepts.
+check_install() {
+	stagedir=$PKG_WORK/destdir
+	prefix=$stagedir/usr/local
+	if [ ! -x build/gcc/ntmem ]; then
+		skip_stage "build/gcc/ntmem was not built (see the gcc stage): nothing to install"
+		return
+	fi
+	if ! $MAKE -s O=build/gcc CC=gcc DESTDIR="$stagedir" install >"$PKG_WORK/install.log" 2>&1; then
+		failed "make install DESTDIR=$stagedir" "$PKG_WORK/install.log"
+		return
+	fi
+	missing=
+	for f in include/ntmem.h lib/libntmem.a lib/libntmem.so lib/libntmem.so.0 \
+		lib/pkgconfig/ntmem.pc lib/cmake/ntmem/ntmemConfig.cmake \
+		lib/cmake/ntmem/ntmemConfigVersion.cmake lib/libntmem-preload.so \
+		bin/ntmem share/man/man1/ntmem.1 share/man/man3/ntmem.3; do
+		[ -e "$prefix/$f" ] || missing="$missing $f"
+	done
+	# The installed tool finds the installed shim (../lib beside it).
+	preload=$(env -u LD_PRELOAD "$prefix/bin/ntmem" run -- sh -c 'echo "$LD_PRELOAD"' 2>&1)
+	if [ -n "$missing" ]; then
+		failed "make install DESTDIR: not installed:$missing"
+	elif [ "$preload" != "$(cd "$prefix/lib" && pwd -P)/libntmem-preload.so" ]; then
+		failed "make install DESTDIR: the installed ntmem run preloads '$preload', not the installed shim"
+	else
+		passed "make install DESTDIR: every file, and ntmem run preloads the installed shim"
+	fi
+	if install_if_missing pkg-config pkgconf; then
+		consumer_pkgconfig "DESTDIR install" "$stagedir" "$prefix/lib/pkgconfig" "$prefix/lib"
+		consumer_pkgconfig "DESTDIR install" "$stagedir" "$prefix/lib/pkgconfig" "$prefix/lib" static
+	else
+		skip_stage "pkg-config is missing and could not be installed (apt-get install pkgconf)"
+	fi
+	if install_if_missing cmake cmake; then
+		log=$PKG_WORK/versions.log
+		if cmake -S tests/consumer/versions -B "$PKG_WORK/versions" \
+			-DCMAKE_PREFIX_PATH="$prefix" -DVERSION="$PKG_VERSION" >"$log" 2>&1; then
+			passed "CMake: find_package(ntmem ...): $(grep 'requests as expected' "$log")"
+		else
+			failed "CMake: find_package(ntmem ...) requests" "$log"
+		fi
+		consumer_cmake "DESTDIR install" "$prefix" "$prefix/lib"
+	else
+		skip_stage "cmake is missing and could not be installed (apt-get install cmake): no CMake consumer"
+	fi
+}
+
+# check_deb: make deb into PKG_WORK/deb and lintian's verdict, then
+# check_unpacked.  Returns 1 when no packages were built.
+check_deb() {
+	debs=$PKG_WORK/deb
+	if ! command -v dpkg >/dev/null 2>&1; then
+		skip_stage "not a Debian system (no dpkg)"
+		return 1
+	fi
+	if ! install_if_missing dpkg-buildpackage dpkg-dev; then
+		skip_stage "dpkg-buildpackage is missing and could not be installed (apt-get install dpkg-dev)"
+		return 1
+	fi
+	if ! install_if_missing dh debhelper; then
+		skip_stage "dh is missing and could not be installed (apt-get install debhelper)"
+		return 1
+	fi
+	command -v lintian >/dev/null 2>&1 || apt_install lintian lintian
+	log=$PKG_WORK/deb.log
+	$MAKE -s O="$PKG_WORK" deb >"$log" 2>&1
+	n=$(ls "$debs"/*.deb 2>/dev/null | wc -l)
+	if [ "$n" -ne 3 ]; then
+		failed "make deb: $n packages built, not 3 (see $debs/build.log)" "$log"
+		return 1
+	fi
+	passed "make deb: $(cd "$debs" && echo *.deb)"
+	# Debian's flags are not the other builds': say what they warn of.
+	grep ': warning: ' "$debs/build.log" | sort -u |
+		sed 's/^/  note: the package build warns: /'
+	if grep -q 'lintian found no errors' "$log"; then
+		passed "lintian: no errors"
+	elif grep -q 'lintian is missing' "$log"; then
+		skip_stage "lintian is missing and could not be installed (apt-get install lintian)"
+	else
+		failed "lintian found errors" "$log"
+	fi
+}
+
+# check_unpacked: the packages in PKG_WORK/deb unpacked into PKG_WORK/root
+# with dpkg -x: ntmem info, where ntmem run looks for the shim, and the
+# consumers built against them.
+check_unpacked() {
+	root=$PKG_WORK/root
+	for deb in "$debs"/*.deb; do
+		dpkg -x "$deb" "$root"
+	done
+	libdir=$root/usr/lib/$(dpkg-architecture -qDEB_HOST_MULTIARCH)
+	info=$(env -u NTMEM_TUNABLES NTMEM_PROFILE=none "$root/usr/bin/ntmem" info 2>&1)
+	if [ "$(echo "$info" | head -n 1)" = "ntmem $PKG_VERSION" ]; then
+		passed "ntmem info from the packages: '$(echo "$info" | head -n 1)', $(echo "$info" | wc -l) lines"
+	else
+		echo "$info" >"$PKG_WORK/info.log"
+		failed "ntmem info from the packages" "$PKG_WORK/info.log"
+	fi
+	# The packaged tool looks for the shim where the package puts it: it
+	# preloads it from there when the package is installed, and otherwise
+	# says that it looked there.
+	shim=$(dpkg -c "$debs"/ntmem_*.deb | sed -n 's|.* \./\(.*/libntmem-preload\.so\)$|/\1|p')
+	said=$(env -u LD_PRELOAD "$root/usr/bin/ntmem" run -- sh -c 'echo "$LD_PRELOAD"' 2>&1)
+	if [ -n "$shim" ] && { [ "$said" = "$shim" ] ||
+		echo "$said" | grep -qF "nor in $(dirname "$shim");"; }; then
+		passed "ntmem run looks for the shim in $(dirname "$shim"), where the package puts it"
+	else
+		failed "ntmem run and the packaged shim ($shim): '$said'"
+	fi
+	if command -v pkg-config >/dev/null 2>&1; then
+		consumer_pkgconfig "packages" "$root" "$libdir/pkgconfig" "$libdir"
+	else
+		skip_stage "pkg-config is missing: no pkg-config consumer of the packages"
+	fi
+	if command -v cmake >/dev/null 2>&1; then
+		consumer_cmake "packages" "$root/usr" "$libdir"
+	else
+		skip_stage "cmake is missing: no CMake consumer of the packages"
+	fi
+}
+
+PKG_WORK=$PWD/build/pkgcheck
+PKG_VERSION=$(sed -n 's/^#define NTMEM_VERSION_\(MAJOR\|MINOR\|PATCH\) \([0-9]*\).*/\2/p' \
+	include/ntmem.h | paste -sd. -)
+rm -rf "$PKG_WORK"
+mkdir -p "$PKG_WORK"
+
+stage "install: make install into a DESTDIR; consumers with pkg-config and CMake"
+check_install
+
+stage "deb: make deb, lintian; the packages unpacked with dpkg -x"
+check_deb && check_unpacked
 
 printf '\n'
 awk '{ p += $1; f += $2; s += $3 } END { printf "%d passed, %d failed, %d skipped\n", p, f, s; exit f > 0 }' "$TEST_TOTALS"

@@ -1,6 +1,7 @@
 /* test_build.c - what the build promises a new user: one version
  * everywhere it is written (the header, ntmem_version(), ntmem --version,
- * the shared object's name, ntmem.pc, the man pages); "make bench"
+ * the shared object's name, ntmem.pc, the CMake package's version file,
+ * debian/changelog, the man pages); "make bench"
  * builds the shim "ntmem run" needs; and "make install"'s hint about the
  * loader's path.  Run from the repository root, as tests/run.sh does. */
 #define _GNU_SOURCE
@@ -69,6 +70,41 @@ static void test_pkgconfig(void)
 		"%s has no '%s'", path, want + 1);
 }
 
+/* The CMake version file find_package reads says it. */
+static void test_cmake_version(void)
+{
+	char path[4200], want[64];
+	snprintf(path, sizeof path, "%s/ntmemConfigVersion.cmake", build_dir());
+	snprintf(want, sizeof want, "\nset(PACKAGE_VERSION \"%s\")\n", header_version);
+	const char *text = t_file_text(path);
+	t_check(strstr(text, want) != NULL,
+		"version: the built ntmemConfigVersion.cmake says it",
+		"%s has no 'set(PACKAGE_VERSION \"%s\")'", path, header_version);
+}
+
+/* debian/changelog's newest entry, "ntmem (VERSION) ...", gives the
+ * packages their version: less any epoch ("1:") or Debian revision
+ * ("-2"), the header's. */
+static void test_debian_changelog(void)
+{
+	char line[256], first[256], *version = first;
+	snprintf(line, sizeof line, "%s", t_file_text("debian/changelog"));
+	line[strcspn(line, "\n")] = '\0';
+	memcpy(first, line, sizeof first);
+	char *open = strchr(first, '('), *close = strchr(first, ')');
+	if (open && close > open) {
+		*close = '\0';
+		version = open + 1;
+		if (strchr(version, ':'))
+			version = strchr(version, ':') + 1;
+		version[strcspn(version, "-")] = '\0';
+	}
+	t_check(!strncmp(line, "ntmem (", 7) && open && close > open &&
+			!strcmp(version, header_version),
+		"version: debian/changelog's newest entry",
+		"'%s' says '%s', the header %s", line, version, header_version);
+}
+
 /* Each man page's .TH line names "ntmem VERSION". */
 static void test_man_pages(void)
 {
@@ -134,6 +170,8 @@ int main(void)
 	test_library_and_tool();
 	test_shared_object();
 	test_pkgconfig();
+	test_cmake_version();
+	test_debian_changelog();
 	test_man_pages();
 	test_bench_builds_shim();
 	test_install_hint();

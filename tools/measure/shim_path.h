@@ -7,7 +7,8 @@
 
 #define SHIM_NAME "libntmem-preload.so"
 
-/* The LIBDIR the tool was built for (make LIBDIR=...). */
+/* The SHIMDIR the tool was built for (make SHIMDIR=...; LIBDIR by
+ * default), where "make install" puts the shim. */
 const char *shim_libdir(void);
 
 /* The directory of the running program, in buf; NULL when unknown. */
