@@ -179,10 +179,13 @@ $(O)/src/preload/%.o: src/preload/%.c
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(NO_IDIOM) -c -o $@ $<
 
-$(PRELOAD): $(PRELOAD_OBJ) $(LIB_OBJ) src/preload/preload.map
+# The shim exports the C library's names only, so not the symbol versions
+# that keep libntmem.so's older callers working (src/entry/compat.c).
+SHIM_LIB_OBJ := $(filter-out $(O)/src/entry/compat.o,$(LIB_OBJ))
+$(PRELOAD): $(PRELOAD_OBJ) $(SHIM_LIB_OBJ) src/preload/preload.map
 	$(CC) $(CFLAGS) $(LDFLAGS) -shared -Wl,-z,now \
 		-Wl,--version-script,src/preload/preload.map -o $@ $(PRELOAD_OBJ) \
-		$(LIB_OBJ) $(LDLIBS)
+		$(SHIM_LIB_OBJ) $(LDLIBS)
 
 # ntmem run looks for the shim next to itself, then where it is installed:
 # SHIMDIR, recorded in $(GEN)/shimdir so that a change of it ("make", then

@@ -23,10 +23,13 @@ version=$(sed -n 's/^#define NTMEM_VERSION_\(MAJOR\|MINOR\|PATCH\) \([0-9]*\).*/
 soname=$(readelf -d "$lib" | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
 package=libntmem$(echo "$soname" | sed 's/.*\.so\.//')
 
-# "name@@NODE" (a symbol) and "NODE" (the version node, type A) as
-# dpkg-gensymbols writes them: name@NODE and NODE@NODE.
+# "name@@NODE" (a symbol's default version), "name@NODE" (an older one,
+# kept for the programs built against it: src/entry/compat.c) and "NODE"
+# (the version node, type A) as dpkg-gensymbols writes them: name@NODE
+# and NODE@NODE.
 exported=$(nm -D --defined-only "$lib" | awk '
 	$3 ~ /@@/ { sub(/@@/, "@", $3); print $3; next }
+	$3 ~ /@/ { print $3; next }
 	$2 == "A" { print $3 "@" $3 }' | LC_ALL=C sort)
 
 listed() { [ -r "$out" ] && sed -n 's/^ \([^ ]*\) \(.*\)$/\1 \2/p' "$out"; }
