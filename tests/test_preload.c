@@ -19,6 +19,8 @@
  */
 #include "preload/spawn.h"
 
+#include "dispatch/cpu.h"
+
 #include <dlfcn.h>
 
 static struct places at;
@@ -92,6 +94,38 @@ static void test_results(void)
 			check_streaming(name, &r, policies[i].streams);
 		}
 		report_free(&r);
+		outcome_free(&o);
+	}
+}
+
+/* Every class of every width the shim can run here, forced with
+ * NTMEM_TUNABLES shim_width= (a CPU without AVX-512 or AVX2 runs the
+ * narrower ones only; qemu's Nehalem and Haswell run this test too). */
+static void test_widths(void)
+{
+	static const struct {
+		const char *name;
+		unsigned need;
+	} widths[] = {{"sse2", 0}, {"avx2", CPU_AVX2},
+		      {"avx512", CPU_AVX512F | CPU_AVX512BW | CPU_AVX512VL}};
+	const char *args[] = {"results", NULL};
+	for (size_t i = 0; i < sizeof widths / sizeof widths[0]; i++) {
+		char label[64], tun[64];
+		snprintf(label, sizeof label, "results, shim_width=%s", widths[i].name);
+#if defined(__x86_64__)
+		if ((ntm_cpu()->usable & widths[i].need) != widths[i].need) {
+			t_skip(label, "this CPU does not run that width");
+			continue;
+		}
+#else
+		t_skip(label, "the shim's widths are x86-64's");
+		continue;
+#endif
+		snprintf(tun, sizeof tun, "NTMEM_TUNABLES=shim_width=%s", widths[i].name);
+		const char *env[] = {tun, NULL};
+		struct outcome o;
+		spawn(run_argv(&at, NULL, "verify", args), env, 120, &o);
+		relay(label, &o);
 		outcome_free(&o);
 	}
 }
@@ -519,6 +553,7 @@ int main(int argc, char **argv)
 	}
 	test_symbols();
 	test_results();
+	test_widths();
 	test_early_and_signals();
 	test_fortify();
 	test_fork_exec_report();

@@ -116,6 +116,10 @@ void ntm_apply_tunables(struct policy *p, const char *text);
  * the built-in ladders are (tunables.c). */
 int ntm_tunables_family_only(const char *text);
 
+/* The width NTMEM_TUNABLES shim_width= names, NTM_WIDTH_NONE if none (a
+ * bad one is noted as the tunables are applied). */
+enum ntm_width ntm_tunables_shim_width(const char *text);
+
 #define NTM_LEARN_AFTER_MAX (1u << 30)
 
 #endif

@@ -19,8 +19,11 @@ struct ntm_limits ntm_limits;
 
 size_t ntm_select_small_max(void)
 {
+	const struct policy *p = ntm_policy_ready();
 	static size_t memo;  /* CPUID is slow in a VM: once */
 	size_t m = __atomic_load_n(&memo, __ATOMIC_RELAXED);
+	if (p)
+		return p->small_max;
 	if (!m) {
 		m = ntm_width_small_max(ntm_width_choose());
 		__atomic_store_n(&memo, m, __ATOMIC_RELAXED);
@@ -96,18 +99,23 @@ void ntm_select_set_inline(const struct policy *p)
 				 __ATOMIC_RELAXED);
 }
 
-/* The preloaded memset runs the SSE2 width's small path, 8 vectors of 16
- * bytes; its copies the SSE2 pair to 32 bytes, then the AVX2 width's pair
- * to 64 and its 4 and 8 vectors to 256, where the CPU has AVX2
- * (preload_x86_64.S).  Each limit is the first size it does not admit. */
+/* On the AVX-512 width, the preloaded memset and memcpy run that width's
+ * classes up to 8 vectors (memcpy from 33 bytes).  Elsewhere memset runs
+ * the SSE2 width's small path, 8 vectors of 16 bytes; the copies the SSE2
+ * pair to 32 bytes, then the AVX2 width's pair to 64 and its 4 and 8
+ * vectors to 256, where the CPU has AVX2 (preload_x86_64.S).  Each limit
+ * is the first size it does not admit. */
 void ntm_select_set_shim(int width, int counting)
 {
 	int avx2 = !counting && (width == NTM_WIDTH_AVX2 || width == NTM_WIDTH_AVX512);
+	int evex = !counting && width == NTM_WIDTH_AVX512;
 	size_t set_below = 0, sse2_end = 0;
 #if defined(__x86_64__)
 	set_below = counting ? 0 : NTM_SMALL_VECTORS * 16 + 1;
 	sse2_end = counting ? 0 : 2 * 16 + 1;
 #endif
+	__atomic_store_n(&ntm_limits.shim_evex_end, evex ? NTM_SMALL_VECTORS * 64 + 1 : 0,
+			 __ATOMIC_RELAXED);
 	__atomic_store_n(&ntm_limits.shim_copy_end, avx2 ? NTM_SMALL_VECTORS * 32 + 1 : 0,
 			 __ATOMIC_RELAXED);
 	__atomic_store_n(&ntm_limits.shim_copy_pair_end, avx2 ? 2 * 32 + 1 : 0,
@@ -122,6 +130,23 @@ void ntm_select_set_shim(int width, int counting)
 
 struct policy ntm_the_policy;
 int ntm_policy_state;  /* 0 not built, 1 building, 2 ready */
+
+/* Set by the shim before the policy is built: the process's entry points
+ * are the shim's, whose width NTMEM_TUNABLES shim_width= may choose. */
+static int serving_shim;
+static enum ntm_width process_width;
+
+void ntm_select_serve_shim(void)
+{
+	serving_shim = 1;
+}
+
+enum ntm_width ntm_select_width(void)
+{
+	enum ntm_width w = __atomic_load_n(&process_width, __ATOMIC_ACQUIRE);
+	return w != NTM_WIDTH_NONE ? w : ntm_width_choose();
+}
+
 
 void ntm_select_pin(enum ntmem_op op, const struct variant *v)
 {
@@ -142,7 +167,7 @@ void ntm_select_pin(enum ntmem_op op, const struct variant *v)
 /* Built once, as the library is loaded: no call ever waits for it, takes
  * a lock or allocates, so the entry points stay async-signal-safe.  errno
  * is left as it was: loading a library must not change it. */
-__attribute__((constructor(101))) static void build_process_policy(void)
+__attribute__((constructor(102))) static void build_process_policy(void)
 {
 	int expected = 0;
 	if (!__atomic_compare_exchange_n(&ntm_policy_state, &expected, 1, 0,
@@ -154,13 +179,23 @@ __attribute__((constructor(101))) static void build_process_policy(void)
 	const char *why;
 	int have_path = !ntm_profile_in_effect(path, sizeof path, &why);
 	struct policy *p = &ntm_the_policy;
-	ntm_policy_build(p, ntm_cpu(), secure_getenv("NTMEM_TUNABLES"),
-			 have_path ? path : NULL);
+	const char *tunables = secure_getenv("NTMEM_TUNABLES");
+	/* The shim's entry points at a forced width: the policy of a CPU that
+	 * runs no wider, so that its ladders are that CPU's too. */
+	struct cpu cpu = *ntm_cpu();
+	enum ntm_width forced = serving_shim && tunables
+					? ntm_tunables_shim_width(tunables) : NTM_WIDTH_NONE;
+	if (forced != NTM_WIDTH_NONE && forced <= ntm_width_for(cpu.usable))
+		cpu.usable = ntm_width_usable(forced, cpu.usable);
+	else
+		forced = NTM_WIDTH_NONE;
+	ntm_policy_build(p, &cpu, tunables, have_path ? path : NULL);
 	if (!have_path)
 		snprintf(p->profile_status, sizeof p->profile_status, "none: %s", why);
 	else if (secure_getenv("NTMEM_PROFILE") && !p->profile_loaded &&
 		 !strcmp(p->profile_status, "not present"))
 		ntm_policy_note(p, "NTMEM_PROFILE: %s: no such file", path);
+	__atomic_store_n(&process_width, forced, __ATOMIC_RELEASE);
 	ntm_learn_domains_init(p->learn_after);
 	ntm_select_set_inline(p);
 	__atomic_store_n(&ntm_stream_copy_pages, p->interleave_pages,

@@ -67,8 +67,10 @@ struct ntm_route {
  *   inline_max[op]     the entries run their loop up to this many bytes
  *                      (where every ladder of op starts with it, and
  *                      below NTM_LEARN_MIN where the learning starts);
- *   shim_*             the preloaded functions' direct paths: the SSE2
- *                      width's small path below shim_sse2_below (memset
+ *   shim_*             the preloaded functions' direct paths: on the
+ *                      AVX-512 width, its classes below shim_evex_end
+ *                      (memset, and memcpy and memmove from 33 bytes);
+ *                      the SSE2 width's small path below shim_sse2_below (memset
  *                      in preload_x86_64.S, the other names in
  *                      preload.c); memcpy's and memmove's SSE2 classes
  *                      below shim_copy_sse2_end, the AVX2 pair below
@@ -77,6 +79,7 @@ struct ntm_route {
  */
 struct ntm_limits {
 	size_t inline_max[2];
+	size_t shim_evex_end;
 	size_t shim_sse2_below;
 	size_t shim_copy_sse2_end, shim_copy_pair_end, shim_copy_end;
 };
@@ -190,6 +193,15 @@ void *ntm_route_copy(const struct ntm_route *r, void *dst, const void *src,
  * points run v inline if it is their own loop, and nothing learns.  Not
  * thread-safe: the caller is the process's only thread using ntmem. */
 void ntm_select_pin(enum ntmem_op op, const struct variant *v);
+
+/* The shim says, in a constructor that runs before the policy is built,
+ * that the process's entry points are its own: then NTMEM_TUNABLES
+ * shim_width= chooses their width, and the process's policy is built for
+ * it.  Elsewhere the width is CPUID's, fixed as the library is loaded. */
+void ntm_select_serve_shim(void);
+
+/* The width of the process's entry points: the forced one, else CPUID's. */
+enum ntm_width ntm_select_width(void);
 
 /* Set ntm_limits.inline_max from p (the process's policy, once built). */
 void ntm_select_set_inline(const struct policy *p);

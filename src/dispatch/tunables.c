@@ -6,6 +6,7 @@
 
 #include "policy.h"
 #include "registry.h"
+#include "width.h"
 #include "util/size.h"
 
 enum key_kind { KEY_LADDER, KEY_THRESHOLD, KEY_CACHED, KEY_STREAMING };
@@ -143,6 +144,50 @@ static size_t join_ladder(char *const *items, size_t n, size_t i, char *buf,
 	return i;
 }
 
+/* shim_width=sse2|avx2|avx512: the preloaded shim's entry width, at most
+ * what the CPU runs (a measuring hook: each width on one machine; the
+ * process's policy is then that of a CPU no wider, select.c). */
+static const struct {
+	const char *name;
+	enum ntm_width width;
+} width_names[] = {{"sse2", NTM_WIDTH_SSE2}, {"avx2", NTM_WIDTH_AVX2},
+		   {"avx512", NTM_WIDTH_AVX512}};
+#define NWIDTHS (sizeof width_names / sizeof width_names[0])
+
+static enum ntm_width width_named(const char *name)
+{
+	for (size_t i = 0; i < NWIDTHS; i++)
+		if (!strcmp(name, width_names[i].name))
+			return width_names[i].width;
+	return NTM_WIDTH_NONE;
+}
+
+static void check_shim_width(struct policy *p, const char *value)
+{
+	enum ntm_width w = width_named(value);
+	enum ntm_width most = ntm_width_for(p->usable);
+	if (w == NTM_WIDTH_NONE)
+		ntm_policy_note(p, "NTMEM_TUNABLES: shim_width=%.40s: sse2, avx2 or "
+				"avx512", value);
+	else if (w > most || most > NTM_WIDTH_AVX512)
+		ntm_policy_note(p, "NTMEM_TUNABLES: shim_width=%s: this CPU's entry "
+				"points are narrower, or not x86-64's", value);
+}
+
+enum ntm_width ntm_tunables_shim_width(const char *text)
+{
+	const char *key = "shim_width=";
+	for (const char *s = text; s && (s = strstr(s, key)); s++) {
+		if (s != text && s[-1] != ',')
+			continue;
+		char value[16];
+		snprintf(value, sizeof value, "%.*s", (int)strcspn(s + strlen(key), ","),
+			 s + strlen(key));
+		return width_named(value);
+	}
+	return NTM_WIDTH_NONE;
+}
+
 /* threads=N|all, parallel_min_chunk=SIZE, adapt=0|1, learn_after=N and
  * builtin=generic|recorded: settings beside
  * the ladders.  Returns 1 if key was one of them (applied or noted). */
@@ -194,6 +239,11 @@ static int apply_other_key(struct policy *p, const char *key,
 		}
 		p->learn_after = (unsigned)v;
 		p->learn_origin = NTMEM_ORIGIN_ENVIRONMENT;
+		return 1;
+	}
+	if (!strcmp(key, "shim_width")) {
+		/* Read before the policy is built (ntm_tunables_shim_width). */
+		check_shim_width(p, value);
 		return 1;
 	}
 	if (!strcmp(key, "builtin")) {

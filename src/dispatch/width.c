@@ -51,3 +51,13 @@ size_t ntm_width_small_max(enum ntm_width w)
 	return w == NTM_WIDTH_PORTABLE ? NTM_PORTABLE_SMALL_MAX
 				       : NTM_SMALL_VECTORS * (size_t)ntm_width_bytes(w);
 }
+
+unsigned ntm_width_usable(enum ntm_width w, unsigned usable)
+{
+	const unsigned avx512 = CPU_AVX512F | CPU_AVX512BW | CPU_AVX512VL;
+	if (w <= NTM_WIDTH_SSE2)
+		usable &= ~(CPU_AVX | CPU_AVX2 | avx512);
+	else if (w == NTM_WIDTH_AVX2)
+		usable &= ~avx512;
+	return usable;
+}

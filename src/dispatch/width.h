@@ -18,6 +18,10 @@ NTM_HIDDEN enum ntm_width ntm_width_choose(void);
  * bits): pure, for the replay of recorded machines. */
 NTM_HIDDEN enum ntm_width ntm_width_for(unsigned usable);
 
+/* usable without the vector features wider than w: what a CPU of width
+ * w would run (for NTMEM_TUNABLES shim_width=, select.c). */
+NTM_HIDDEN unsigned ntm_width_usable(enum ntm_width w, unsigned usable);
+
 /* The bytes of one vector of width w (16 for the portable words), and
  * so the small path's reach: 8 vectors on x86-64 (entry_x86_64.S). */
 NTM_HIDDEN unsigned ntm_width_bytes(enum ntm_width w);

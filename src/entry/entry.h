@@ -49,4 +49,7 @@ extern const struct entry_width ntm_entry_sse2, ntm_entry_avx2,
  * CPUID alone, so it can run before relocation (in an IFUNC resolver). */
 NTM_HIDDEN const struct entry_width *ntm_entry_width(void);
 
+/* The table of width w, where this build has it (else the narrowest). */
+NTM_HIDDEN const struct entry_width *ntm_entry_width_for(enum ntm_width w);
+
 #endif

@@ -66,9 +66,9 @@ void *ntm_copy_large(void *dst, const void *src, size_t n, unsigned flags)
 
 /* The table of the width dispatch chooses: addresses only, computed
  * without relocated data, so IFUNC resolvers may call it. */
-NTM_NO_SANITIZE const struct entry_width *ntm_entry_width(void)
+NTM_NO_SANITIZE const struct entry_width *ntm_entry_width_for(enum ntm_width w)
 {
-	switch (ntm_width_choose()) {
+	switch (w) {
 #if defined(__x86_64__)
 	case NTM_WIDTH_AVX512:
 		return &ntm_entry_avx512;
@@ -84,6 +84,11 @@ NTM_NO_SANITIZE const struct entry_width *ntm_entry_width(void)
 		return &ntm_entry_portable;
 #endif
 	}
+}
+
+NTM_NO_SANITIZE const struct entry_width *ntm_entry_width(void)
+{
+	return ntm_entry_width_for(ntm_width_choose());
 }
 
 #if defined(__x86_64__) && defined(__ELF__)

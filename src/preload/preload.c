@@ -366,13 +366,22 @@ void ntm_libc_resolve(struct libc_fns *fns)
 	__atomic_store_n(&fns->memmove, (copy_fn *)move, __ATOMIC_RELAXED);
 }
 
-/* After the library's constructor (priority 101) has built the policy:
+/* After the library's constructor (priority 102) has built the policy:
  * route the calls straight to the entry points, or, when ntmem run asked
  * this process for a report, through the counters.  errno is kept, as
  * loading a library must not change it. */
-__attribute__((constructor(102))) static void shim_start(void)
+__attribute__((constructor(103))) static void shim_start(void)
 {
 	int saved = errno;
+	__atomic_store_n(&width, ntm_entry_width_for(ntm_select_width()),
+			 __ATOMIC_RELEASE);
 	ntm_shim_route_all(ntm_shim_report_setup());
 	errno = saved;
+}
+
+/* Before the library's constructor (102) builds the policy: it is the
+ * shim's entry points the policy serves (NTMEM_TUNABLES shim_width=). */
+__attribute__((constructor(101))) static void shim_first(void)
+{
+	ntm_select_serve_shim();
 }

@@ -9,12 +9,15 @@
  * So does a compare more: each limit is therefore one of the compares
  * that pick the size class, not a test in front of them.
  *
- * The limits are the selector's (ntm_limits, dispatch/select.h).  The
+ * The limits are the selector's (ntm_limits, dispatch/select.h).  On
+ * the AVX-512 width both run that width's classes below shim_evex_end
+ * (to 512 bytes; the copies from 33, after their SSE2 classes).  The
  * sets run the SSE2 width's small path below shim_sse2_below.  The
  * copies run the SSE2 classes below shim_copy_sse2_end (to 32 bytes),
  * the AVX2 width's pair below shim_copy_pair_end (to 64) and its 4 and
  * 8 vectors below shim_copy_end (to 256); the last two
- * are 0 where the CPU lacks AVX2.  The small paths read no data but
+ * are 0 where the CPU lacks AVX2, and shim_evex_end where it lacks
+ * AVX-512.  The small paths read no data but
  * those limits, RIP-relative in .bss, so they are safe before this
  * object is relocated; the limits are 0 until the constructor has routed
  * the calls, and while counting for ntmem run --report, so that every
@@ -117,6 +120,12 @@ SHIM_FUNCTION \name
 	ret
 	.p2align 6
 .Lpair_\name:
+	cmp	ntm_limits+LIMITS_SHIM_EVEX_END(%rip), %rdx
+	jae	.Lavx2_\name
+	/* 33 to 512 bytes on the AVX-512 width: its entry's classes. */
+	COPY_SMALL 64, vmovdqu64, %zmm16, %zmm17, %zmm18, %zmm19, %zmm20, %zmm21, %zmm22, %zmm23, %ymm16, %ymm17, %xmm16, %xmm17, vmovdqu64, %rdi, %rsi, %rdx, 0, RETURN, 0
+	.p2align 4
+.Lavx2_\name:
 	cmp	ntm_limits+LIMITS_SHIM_COPY_PAIR_END(%rip), %rdx
 	jae	.Lmore_\name
 	COPY_PAIR 32, vmovdqu, %ymm0, %ymm1, vmovdqu, %ymm0, %ymm1, %rdi, %rsi, %rdx, 0
@@ -128,13 +137,23 @@ SHIM_FUNCTION \name
 	.size	\name, .-\name
 .endm
 
-/* name(dst, c, n[, dstlen]) */
+/* name(dst, c, n[, dstlen]).  On the AVX-512 width, up to 512 bytes,
+ * its entry's classes: the masked store below one vector has no branch
+ * on the size, where the SSE2 classes below 16 bytes took three times
+ * glibc's time on a mix of random sizes (docs/results.md).  Elsewhere
+ * the SSE2 width's below shim_sse2_below. */
 .macro SHIM_SET name, chk
 SHIM_FUNCTION \name
 	CHECK_DSTLEN \chk
+	mov	%rdi, %rax
+	cmp	ntm_limits+LIMITS_SHIM_EVEX_END(%rip), %rdx
+	jae	.Lsse2_\name
+	BCAST_EVEX
+	CACHED_SET_SIZES \name\()_evex, 64, vmovdqu64, %zmm16, %ymm16, %xmm16, vmovdqu64, QWORD_EVEX, 0
+	.p2align 4
+.Lsse2_\name:
 	cmp	ntm_limits+LIMITS_SHIM_SSE2_BELOW(%rip), %rdx
 	jae	ntm_shim_routed_\name
-	mov	%rdi, %rax
 	BCAST_SSE2
 	CACHED_SET_SIZES \name, 16, movdqu, %xmm0, none, none, movdqu, QWORD_SSE2, 0
 	jmp	ntm_shim_routed_\name
