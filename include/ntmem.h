@@ -204,7 +204,8 @@ void *ntmem_variant_copy(int id, void *dst, const void *src, size_t n,
  *        adapt=0|1               0 turns them off, for reproducible
  *                                runs; 1 (the default) keeps them
  *      SIZE is a byte count with an optional unit (B, K/KB/KiB, M/MB/MiB,
- *      G/GB/GiB, T/TB/TiB: all powers of 1024).
+ *      G/GB/GiB, T/TB/TiB: all powers of 1024); with a unit above B it
+ *      may have a fraction ("1.5GiB"), rounded to the nearest byte.
  *   2. a calibration profile written by "ntmem calibrate", read from
  *      NTMEM_PROFILE if set ("" or "none" disables it), else from
  *      $XDG_CACHE_HOME/ntmem/profile, else ~/.cache/ntmem/profile.  A

@@ -15,6 +15,22 @@ static const struct {
 	{"gib", 30}, {"t", 40},  {"tb", 40},  {"tib", 40},
 };
 
+/* The digits after a decimal point at *p, as a fraction in [0, 1); *p
+ * moves past them.  Digits beyond the 15th cannot move a size by a byte
+ * (2^40 x 10^-15 is a thousandth) and are read but not counted.  By hand,
+ * not strtod(): the library parses tunables in programs whose locale may
+ * spell the point as a comma. */
+static double fraction(const char **p)
+{
+	double num = 0, den = 1;
+	for (int digits = 0; isdigit((unsigned char)**p); (*p)++)
+		if (digits++ < 15) {
+			num = num * 10 + (**p - '0');
+			den *= 10;
+		}
+	return num / den;
+}
+
 int ntm_parse_size(const char *s, size_t *out, const char **why)
 {
 	const char *p = s;
@@ -31,16 +47,33 @@ int ntm_parse_size(const char *s, size_t *out, const char **why)
 		}
 		v = v * 10 + digit;
 	}
+	double frac = 0;
+	int has_point = *p == '.';
+	if (has_point) {
+		p++;
+		if (!isdigit((unsigned char)*p)) {
+			*why = "not a size: expected digits after the decimal point";
+			return -1;
+		}
+		frac = fraction(&p);
+	}
 	while (*p == ' ')
 		p++;
 	for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
+		unsigned shift = units[i].shift;
 		if (strcasecmp(p, units[i].name))
 			continue;
-		if (v > (SIZE_MAX >> units[i].shift)) {
+		if (has_point && shift == 0) {
+			*why = "a fraction of a byte: sizes are whole bytes (a "
+			       "fraction needs a unit above B, as in 1.5KB)";
+			return -1;
+		}
+		uintmax_t part = (uintmax_t)(frac * (double)((uintmax_t)1 << shift) + 0.5);
+		if (v > (SIZE_MAX >> shift) || (v << shift) > SIZE_MAX - part) {
 			*why = "too large";
 			return -1;
 		}
-		*out = (size_t)(v << units[i].shift);
+		*out = (size_t)((v << shift) + part);
 		return 0;
 	}
 	*why = "unknown unit (use B, KB, MB, GB, TB or KiB, MiB, GiB, TiB)";

@@ -1,5 +1,6 @@
 /* bench_report.c - what "ntmem bench" measured, as a table in the style
  * of perf bench mem, JSON, CSV or an SVG plot; and its list of functions. */
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -64,10 +65,14 @@ void bench_print_table(const struct bench_opts *o, const struct machine *m)
 			 o->loops == 1 ? "" : "s");
 	else
 		snprintf(calls, sizeof calls, "%s", "calls for about 20 ms");
-	printf("# ntmem bench %s: GB/s (10^9 bytes/s), mean and sample stdev of "
-	       "%ld run%s (%s each, after an eighth as many untimed, and at "
-	       "least twice the last-level cache)\n", op_name(o), o->runs,
-	       o->runs == 1 ? "" : "s", calls);
+	char runs[64];
+	if (o->runs == 1)
+		snprintf(runs, sizeof runs, "of 1 run (a stdev needs two: n/a)");
+	else
+		snprintf(runs, sizeof runs, "mean and sample stdev of %ld runs", o->runs);
+	printf("# ntmem bench %s: GB/s (10^9 bytes/s), %s (%s each, after an "
+	       "eighth as many untimed, and at least twice the last-level "
+	       "cache)\n", op_name(o), runs, calls);
 	printf("# cpu       %s, %u online, pinned to CPU %d\n", m->cpu,
 	       m->online_cpus, o->cpu);
 	printf("# kernel    %s, THP %s\n", m->kernel, m->thp);
@@ -103,11 +108,16 @@ void bench_print_table(const struct bench_opts *o, const struct machine *m)
 		if (threaded)
 			snprintf(thr, sizeof thr, "%-3u ", r->threads);
 		int noisy = stats_noisy(&r->stats);
+		char sd[16];
 		any_noisy |= noisy;
-		printf("%10s  %-14s %s%-4s %9.2f%c (+- %5.2f) %9s%s%s\n",
+		if (isnan(r->stats.stdev))
+			snprintf(sd, sizeof sd, "%5s", "n/a");
+		else
+			snprintf(sd, sizeof sd, "%5.2f", r->stats.stdev);
+		printf("%10s  %-14s %s%-4s %9.2f%c (+- %s) %9s%s%s\n",
 		       r->size != last ? ntm_format_size(r->size, s, sizeof s) : "",
 		       r->fn->name, thr, streams_text(r->nontemporal), r->stats.mean,
-		       noisy ? '~' : ' ', r->stats.stdev, diff, varied ? "  " : "",
+		       noisy ? '~' : ' ', sd, diff, varied ? "  " : "",
 		       varied ? r->pages : "");
 		last = r->size;
 	}
@@ -199,10 +209,14 @@ void bench_print_csv(const struct bench_opts *o)
 	       "gbps_median,gbps_min,gbps_max,diff_pct,pages\n");
 	for (size_t i = 0; i < o->nresults; i++) {
 		const struct bench_result *r = &o->results[i];
-		printf("%s,%s,%s,%zu,%ld,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,\"%s\"\n",
+		/* No stdev of one run: an empty field, as JSON's null. */
+		char sd[32] = "";
+		if (!isnan(r->stats.stdev))
+			snprintf(sd, sizeof sd, "%.4f", r->stats.stdev);
+		printf("%s,%s,%s,%zu,%ld,%.4f,%s,%.4f,%.4f,%.4f,%.4f,\"%s\"\n",
 		       op_name(o), r->fn->name,
 		       r->nontemporal < 0 ? "" : r->nontemporal ? "true" : "false",
-		       r->size, o->runs, r->stats.mean, r->stats.stdev,
+		       r->size, o->runs, r->stats.mean, sd,
 		       r->stats.median, r->stats.min, r->stats.max, r->diff_pct,
 		       r->pages);
 	}

@@ -549,8 +549,10 @@ int cmd_calibrate(int argc, char **argv)
 		cli_usage_error("no profile path (%s); use --output PATH", why);
 	if (!o.dry_run && cal_check_output(path, &e))
 		cli_exit(&e);
+	char allowed[256];
 	if (pin_here(&o.cpu))
-		cli_usage_error("--cpu: cannot run on CPU %d", o.cpu);
+		cli_usage_error("--cpu: cannot run on CPU %d (this process may use "
+				"%s)", o.cpu, allowed_cpus_text(allowed, sizeof allowed));
 	o.progress = cli_progress_wanted();
 	find_entry_loops(&o);
 
