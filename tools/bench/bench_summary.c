@@ -37,11 +37,16 @@ struct pick {
 	const struct bench_result *best, *level, *auto_ahead;
 };
 
+/* One line of the summary: the same fastest method, runner-up level
+ * with it, and auto ahead of both (running the same) or not. */
 static int same_pick(const struct pick *a, const struct pick *b)
 {
+	const char *ra = a->auto_ahead ? a->auto_ahead->dispatch : NULL;
+	const char *rb = b->auto_ahead ? b->auto_ahead->dispatch : NULL;
 	return a->best && b->best && a->best->fn == b->best->fn &&
 	       (a->level ? a->level->fn : NULL) == (b->level ? b->level->fn : NULL) &&
-	       !a->auto_ahead == !b->auto_ahead;
+	       !a->auto_ahead == !b->auto_ahead &&
+	       (ra && rb ? !strcmp(ra, rb) : ra == rb);
 }
 
 static struct pick fastest(const struct bench_opts *o, size_t size,
