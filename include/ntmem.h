@@ -17,6 +17,14 @@
  * The library never prints, never exits, and never fails because of a bad
  * environment variable or calibration profile: it ignores the setting and
  * records why (see ntmem_policy_ignored()).
+ *
+ * C++: include this header as it is (its names are extern "C").  Six
+ * structs share their names with the functions that fill them
+ * (ntmem_variant_info, ntmem_ladder_info, ntmem_policy_status,
+ * ntmem_adapt_info, ntmem_cpu_info, ntmem_parallel_info).  In C++ the
+ * function's name hides the struct's, so declare them with "struct", as
+ * C does: "struct ntmem_ladder_info li{};" (not "ntmem_ladder_info li{};",
+ * which names the function and does not compile).
  */
 #ifndef NTMEM_H
 #define NTMEM_H
