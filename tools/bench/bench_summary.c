@@ -2,6 +2,7 @@
  * method is fastest over which range of sizes, and how auto compares with
  * glibc, read from the run's own results.  A table of a dozen functions
  * at each size is the evidence; these lines are what it says. */
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +28,16 @@ static const struct bench_result *find(const struct bench_opts *o,
 			return r;
 	}
 	return NULL;
+}
+
+/* a and b within their stdevs, or, from one run (no stdev), within the
+ * noise limit: auto running glibc's own function is not "faster still"
+ * than glibc by the chance of one run. */
+static int close(const struct bench_result *a, const struct bench_result *b)
+{
+	if (isnan(a->stats.stdev) || isnan(b->stats.stdev))
+		return fabs(a->stats.mean / b->stats.mean - 1) <= NOISE_LIMIT;
+	return stats_level(&a->stats, &b->stats);
 }
 
 /* The fastest method at one size, and the runner-up when the two are
@@ -68,8 +79,7 @@ static struct pick fastest(const struct bench_opts *o, size_t size,
 	if (best && second && stats_level(&best->stats, &second->stats))
 		p.level = second;
 	const struct bench_result *a = find(o, FN_AUTO, size, threads);
-	if (best && a && a->stats.mean > best->stats.mean &&
-	    !stats_level(&a->stats, &best->stats))
+	if (best && a && a->stats.mean > best->stats.mean && !close(a, best))
 		p.auto_ahead = a;
 	return p;
 }
