@@ -1,6 +1,7 @@
 /* test_calibrate.c - "ntmem calibrate": usage errors, --dry-run writes
  * nothing, a written profile is what libntmem then reads.  The measured
  * values themselves are never asserted: they are the machine's to say. */
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +11,7 @@
 #include "harness.h"
 #include "calibrate/calibrate.h"
 #include "calibrate/ladder_fit.h"
+#include "calibrate/ladder_merge.h"
 
 static const char *dir;  /* the scratch directory */
 
@@ -267,11 +269,117 @@ static void test_confidence(void)
 		c0.lead, c0.rival ? c0.rival : "-", c0.wins, c1.lead);
 }
 
+/* A round is won when the median ratio clears 1 by more than the
+ * spread (the median absolute deviation), and only then. */
+static void test_rounds(void)
+{
+	static const struct {
+		double r[5];
+		int won;
+		double median, spread;
+	} cases[] = {
+		{{1.10, 1.12, 1.11, 1.09, 1.13}, 1, 1.11, 0.01},
+		{{0.95, 1.02, 1.01, 1.00, 1.06}, 0, 1.01, 0.01},  /* 1% ahead, 1% spread */
+		{{1.00, 1.00, 1.00, 1.00, 1.00}, 0, 1.00, 0.00},
+		{{0.94, 1.06, 1.03, 0.99, 1.07}, 0, 1.03, 0.04},  /* 3% ahead, 4% spread */
+		{{0.80, 1.30, 1.35, 0.85, 1.32}, 1, 1.30, 0.05},  /* 30% ahead in 3 of 5 */
+		{{0.90, 0.92, 0.91, 0.93, 0.90}, 0, 0.91, 0.01},  /* behind */
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		double m, s;
+		char name[96];
+		int won = merge_round_won(cases[i].r, 5, &m, &s);
+		snprintf(name, sizeof name, "confirm: round %zu %s", i,
+			 cases[i].won ? "won" : "not won");
+		t_check(won == cases[i].won && fabs(m - cases[i].median) < 1e-9 &&
+			fabs(s - cases[i].spread) < 1e-9, name,
+			"won %d, median %.4f, spread %.4f", won, m, s);
+	}
+}
+
+static struct merge_ladder ladder_of(unsigned n, const int *v, const size_t *to)
+{
+	struct merge_ladder l = {.count = n};
+	for (unsigned i = 0; i < n; i++) {
+		l.variant[i] = v[i];
+		l.to[i] = i + 1 < n ? to[i] : SIZE_MAX;
+	}
+	return l;
+}
+
+/* The fit only where it won both rounds; the built-in ladder elsewhere,
+ * between sizes where the two agreed too. */
+static void test_merge(void)
+{
+	enum { A, B, C, S };
+	const size_t M = (size_t)1 << 20;
+	struct merge_ladder builtin = ladder_of(3, (int[]){A, S, B}, (size_t[]){8 * M, 64 * M});
+	struct merge_ladder fit = ladder_of(3, (int[]){A, C, S}, (size_t[]){4 * M, 32 * M});
+	size_t sizes[5] = {M, 4 * M, 16 * M, 64 * M, 256 * M};
+	/* 1 MiB agrees; the fit lost at 4 MiB (C against A) and 256 MiB (S
+	 * against B), won at 16 MiB (C against S) and 64 MiB (S against B). */
+	enum merge_owner owner[5] = {MERGE_AGREE, MERGE_BUILTIN, MERGE_FIT,
+				     MERGE_FIT, MERGE_BUILTIN};
+	struct merge_ladder out;
+	int rc = ladder_merge(&fit, &builtin, sizes, owner, 5, 257, &out);
+	/* A to 8 MiB (the built-in's, up to the midpoint of 4 and 16 MiB),
+	 * then the fit's C to 32 MiB and S on to the midpoint of 64 and
+	 * 256 MiB, then the built-in's B. */
+	static const int want_v[4] = {A, C, S, B}, want_cal[4] = {0, 1, 1, 0};
+	const size_t want_to[4] = {8 * M, 32 * M, 128 * M, SIZE_MAX};
+	int ok = rc == 0 && out.count == 4;
+	for (unsigned i = 0; ok && i < 4; i++)
+		ok = out.variant[i] == want_v[i] && out.to[i] == want_to[i] &&
+		     out.calibrated[i] == want_cal[i];
+	t_check(ok, "merge: the fit where it won, split halfway to where it "
+		"lost, the built-in ladder elsewhere", "rc %d, %u rungs: %d:%zu %d:%zu "
+		"%d:%zu %d", rc, out.count, out.variant[0], out.to[0], out.variant[1],
+		out.to[1], out.variant[2], out.to[2], out.variant[3]);
+
+	enum merge_owner lost[5] = {MERGE_AGREE, MERGE_BUILTIN, MERGE_BUILTIN,
+				    MERGE_BUILTIN, MERGE_BUILTIN};
+	rc = ladder_merge(&fit, &builtin, sizes, lost, 5, 257, &out);
+	t_check(rc == 0 && merge_same(&out, &builtin, 257) && !merge_same(&out, &fit, 257),
+		"merge: nothing won, the built-in ladder whole", "rc %d, %u rungs",
+		rc, out.count);
+	enum merge_owner won[5] = {MERGE_FIT, MERGE_FIT, MERGE_FIT, MERGE_FIT,
+				   MERGE_FIT};
+	rc = ladder_merge(&fit, &builtin, sizes, won, 5, 257, &out);
+	t_check(rc == 0 && merge_same(&out, &fit, 257),
+		"merge: everything won, the fit whole", "rc %d, %u rungs", rc, out.count);
+
+	/* Owners that switch at every size, over ladders of eight rungs
+	 * each: more rungs than a ladder holds, so the built-in one stays. */
+	size_t many[16];
+	enum merge_owner flip[16];
+	int v8[8], w8[8];
+	size_t t8[7], u8[7];
+	for (int i = 0; i < 16; i++) {
+		many[i] = (size_t)1 << (12 + i);
+		flip[i] = i % 2 ? MERGE_FIT : MERGE_BUILTIN;
+	}
+	for (int i = 0; i < 8; i++) {
+		v8[i] = i % 2 ? A : C;
+		w8[i] = i % 2 ? B : S;
+		if (i < 7) {
+			t8[i] = (size_t)3 << (12 + 2 * i);
+			u8[i] = (size_t)1 << (13 + 2 * i);
+		}
+	}
+	struct merge_ladder f8 = ladder_of(8, v8, t8), b8 = ladder_of(8, w8, u8);
+	rc = ladder_merge(&f8, &b8, many, flip, 16, 257, &out);
+	t_check(rc == -1 && merge_same(&out, &b8, 257) && !out.calibrated[0],
+		"merge: more than eight rungs, the built-in ladder whole", "rc %d, %u rungs",
+		rc, out.count);
+}
+
 int main(void)
 {
 	if (t_scratch_make("calibrate"))
 		return t_finish();
 	dir = t_scratch_dir();
+	test_rounds();
+	test_merge();
 	test_fit();
 	test_confidence();
 	test_usage_errors();
