@@ -55,8 +55,10 @@ static void test_usage_errors(void)
 }
 
 /* One class's rungs in calibrate's JSON equal the ladder ntmem info then
- * reports for it, rung by rung, with origin profile. */
-static int same_ladder(const struct t_json *cal, const struct t_json *info)
+ * reports for it, rung by rung, with origin (profile where calibrate
+ * wrote the class, default where it kept the built-in ladder). */
+static int same_ladder(const struct t_json *cal, const struct t_json *info,
+		       const char *origin)
 {
 	const struct t_json *a = t_json_get(cal, "rungs");
 	const struct t_json *b = t_json_get(info, "rungs");
@@ -68,7 +70,7 @@ static int same_ladder(const struct t_json *cal, const struct t_json *info)
 		const struct t_json *xt = t_json_get(x, "to"), *yt = t_json_get(y, "to");
 		if (strcmp(t_json_get(x, "variant")->string,
 			   t_json_get(y, "variant")->string) ||
-		    strcmp(t_json_get(y, "origin")->string, "profile") ||
+		    strcmp(t_json_get(y, "origin")->string, origin) ||
 		    xt->type != yt->type || (xt->type == TJ_NUMBER && xt->number != yt->number))
 			return 0;
 	}
@@ -88,13 +90,31 @@ static void test_write_and_read_back(void)
 	t_check(status == 0 && access(profile, F_OK) != 0 && strstr(out, "Verdict:") &&
 		strstr(out, "memset of zeros") && strstr(out, "memcpy"),
 		"calibrate --dry-run: a verdict, and no profile written", "status %d", status);
-	/* Each rung with its confidence; no 0.00x for a lone candidate. */
-	int rungs = 0;
-	for (const char *at = out; (at = strstr(at, "  rung ")); at++)
-		rungs++;
-	t_check(rungs == 3 && !strstr(out, " 0.00x") &&
-		(strstr(out, "clear, at least") || strstr(out, "tied within noise")),
-		"calibrate: a confidence for every ladder's rungs", "%d rung lines", rungs);
+	/* Each fitted rung with its confidence; no 0.00x for a lone
+	 * candidate; the built-in ladder beside it, and where they differ,
+	 * the two rounds; a verdict line per class, none of them long. */
+	int fitted = 0, builtin = 0, longest = 0;
+	for (const char *at = out; (at = strstr(at, "  fitted from the grid: ")); at++)
+		fitted++;
+	for (const char *at = out; (at = strstr(at, "\n  built-in: ")); at++)
+		builtin++;
+	const char *verdict = strstr(out, "\nVerdict:\n");
+	const char *end = verdict ? strstr(verdict + 1, "\n\n") : NULL;
+	for (const char *l = verdict; l && l < end; l = strchr(l + 1, '\n')) {
+		int n = (int)strcspn(l + 1, "\n");
+		longest = n > longest ? n : longest;
+	}
+	t_check(fitted == 3 && builtin == 3 && !strstr(out, " 0.00x") &&
+		(strstr(out, "clear, at least") || strstr(out, "tied within noise")) &&
+		(strstr(out, "the fit picks what the built-in ladder picks") ||
+		 strstr(out, "two rounds of ")),
+		"calibrate: the fit with its confidence, and the built-in ladder "
+		"beside it, per class", "%d fitted, %d built-in lines", fitted, builtin);
+	t_check(verdict && strstr(verdict, "\n  memset of zeros ") &&
+		strstr(verdict, "\n  memcpy ") && longest <= 80,
+		"calibrate: the verdict a line or two per class, none over 80 "
+		"columns", "longest line %d:\n%.*s", longest,
+		verdict && end ? (int)(end - verdict) : 0, verdict ? verdict : "");
 #ifdef __x86_64__
 	t_check(strstr(out, "GLIBC_TUNABLES=glibc.cpu.x86_non_temporal_threshold=0x") != NULL,
 		"calibrate: the glibc tunable nearest the memcpy ladder", "not printed");
@@ -111,14 +131,16 @@ static void test_write_and_read_back(void)
 	for (size_t i = 0; ok && i < cls->count; i++) {
 		const struct t_json *c = &cls->items[i];
 		const struct t_json *pts = t_json_get(c, "points");
-		const struct t_json *rung0 = t_json_get(c, "rungs");
-		const struct t_json *conf = rung0 && rung0->count
-			? t_json_get(&rung0->items[0], "confidence") : NULL;
+		const struct t_json *conf = t_json_get(t_json_get(c, "fitted"), "confidence");
+		const struct t_json *inp = t_json_get(c, "in_profile");
 		ok &= t_json_get(c, "ladder")->type == TJ_STRING &&
 		      t_json_get(c, "words")->type == TJ_STRING && pts &&
 		      pts->type == TJ_ARRAY && pts->count >= 5 &&
 		      t_json_get(&pts->items[0], "size")->number == 256 &&
-		      conf && t_json_get(conf, "verdict");
+		      conf && conf->count && t_json_get(&conf->items[0], "verdict") &&
+		      inp && inp->type == TJ_BOOL &&
+		      t_json_get(t_json_get(c, "builtin"), "ladder") &&
+		      t_json_get(c, "checks") && t_json_get(c, "outcome");
 	}
 	t_check(ok, "calibrate --json: three ladders with their confidence, the grid "
 		"behind them, profile written at the default path", "status %d %s",
@@ -134,10 +156,26 @@ static void test_write_and_read_back(void)
 		const struct t_json *c = &cls->items[i];
 		const struct t_json *p = t_json_get(t_json_get(k, "policy"),
 						    t_json_get(c, "class")->string);
-		ok &= same_ladder(c, p);
+		ok &= same_ladder(c, p, t_json_get(c, "in_profile")->boolean
+					? "profile" : "default");
 	}
-	t_check(ok, "calibrate: libntmem reads the ladders back, rung for rung",
-		"status %d %s", status, k ? "" : err);
+	t_check(ok, "calibrate: libntmem reads the ladders back, rung for rung, "
+		"the built-in one where calibrate kept it", "status %d %s", status,
+		k ? "" : err);
+	/* The profile says how and when it was made, and info shows it. */
+	const struct t_json *prof = t_json_get(k, "profile");
+	const struct t_json *eff = t_json_get(prof, "effort"), *made = t_json_get(prof, "made");
+	t_check(eff && eff->type == TJ_STRING && !strcmp(eff->string, "quick") &&
+		made && made->type == TJ_STRING && strstr(made->string, " UTC"),
+		"calibrate: ntmem info says the profile came from --quick, and when",
+		"effort %s, made %s", eff && eff->type == TJ_STRING ? eff->string : "-",
+		made && made->type == TJ_STRING ? made->string : "-");
+	const char *text = t_file_text(profile);
+	t_check(strstr(text, "\nmade.effort quick\n") && strstr(text, "\nmade.time ") &&
+		strstr(text, "# Delete this file to go back to ") &&
+		!strstr(text, "topology default"),
+		"calibrate: the profile records its effort and time, and says what "
+		"deleting it returns to", "%s", text);
 	t_json_free(j);
 	t_json_free(k);
 	free(out);

@@ -145,8 +145,7 @@ static int parse(int argc, char **argv, struct cal_options *o,
 	return 0;
 }
 
-__attribute__((format(printf, 2, 3)))
-static void progress(const struct cal_options *o, const char *fmt, ...)
+void cal_progress(const struct cal_options *o, const char *fmt, ...)
 {
 	if (!o->progress)
 		return;
@@ -201,24 +200,22 @@ static int alloc_buffers(struct buffers *b, int copy, size_t size,
 	return 0;
 }
 
-/* Time cands[0..n) at size, interleaved over rounds: medians, paired
- * ratios to the best median and rounds won go into point slots idx[0..n). */
-static int time_point(const struct cal_options *o, struct cal_class *k,
-		      const size_t *idx, size_t n, size_t size, long rounds,
-		      struct fit_point *pt, struct cli_error *e)
+int cal_time_variants(const struct cal_options *o, const struct cal_class *k,
+		      const int *ids, size_t n, size_t size, long rounds,
+		      double *gbps, struct cli_error *e)
 {
 	struct trial trials[FIT_MAX_CANDS];
 	struct benchfn fns[FIT_MAX_CANDS];
 	long loops[FIT_MAX_CANDS];
-	double gbps[FIT_MAX_CANDS * MAX_ROUNDS];
 	enum ntmem_op op = k->copy ? NTMEM_OP_COPY : NTMEM_OP_SET;
 	struct buffers b;
 	if (alloc_buffers(&b, k->copy, size, e))
 		return -1;
-	for (size_t i = 0; i < n; i++) {
-		trials[i] = (struct trial){ntm_variant(k->cands[idx[i]].variant_id), op,
-					   b.dst.p, b.src.p, k->value};
-		fns[i] = (struct benchfn){k->cands[idx[i]].name, call_trial, &trials[i]};
+	for (size_t i = 0; i < n && i < FIT_MAX_CANDS; i++) {
+		trials[i] = (struct trial){ntm_variant(ids[i]), op, b.dst.p, b.src.p,
+					   k->value};
+		fns[i] = (struct benchfn){ntm_variant(ids[i])->name, call_trial,
+					  &trials[i]};
 	}
 	struct benchfn_plan plan = {fns, n, size, rounds, 0, cal_run_ns(o->effort, size),
 				    NULL, NULL, 0};
@@ -228,6 +225,22 @@ static int time_point(const struct cal_options *o, struct cal_class *k,
 	if (failed)
 		return cli_error(e, CLI_FAILED, "%s failed: %s",
 				 fns[res.failed].name, strerror(errno));
+	return 0;
+}
+
+/* Time cands[0..n) at size, interleaved over rounds: medians, paired
+ * ratios to the best median and rounds won go into point slots idx[0..n). */
+static int time_point(const struct cal_options *o, struct cal_class *k,
+		      const size_t *idx, size_t n, size_t size, long rounds,
+		      struct fit_point *pt, struct cli_error *e)
+{
+	double gbps[FIT_MAX_CANDS * MAX_ROUNDS];
+	int ids[FIT_MAX_CANDS] = {0};
+	for (size_t i = 0; i < n && i < FIT_MAX_CANDS; i++)
+		ids[i] = k->cands[idx[i]].variant_id;
+	if (cal_time_variants(o, k, ids, n, size, rounds, gbps, e))
+		return -1;
+	struct benchfn_result res = {gbps, NULL, 0};
 	size_t best = 0, next = n > 1 ? 1 : 0;
 	double med[FIT_MAX_CANDS];
 	for (size_t i = 0; i < n; i++) {
@@ -320,7 +333,7 @@ static int measure_grid(const struct cal_options *o, struct cal_class *k,
 		size_t n = candidates_at(k, k->npoints, idx);
 		struct fit_point *pt = &k->points[k->npoints];
 		memset(pt, 0, sizeof *pt);
-		progress(o, "%s at %s", k->label, ntm_format_size(size, s, sizeof s));
+		cal_progress(o, "%s at %s", k->label, ntm_format_size(size, s, sizeof s));
 		if (measure_point(o, k, idx, n, size, pt, e))
 			return -1;
 		k->npoints++;
@@ -348,7 +361,7 @@ static int pick_streaming(const struct cal_options *o, struct cal_class *k,
 	for (size_t i = 0; i < trial.ncands; i++)
 		idx[i] = i;
 	char s[32];
-	progress(o, "%s: streaming variants at %s", k->label,
+	cal_progress(o, "%s: streaming variants at %s", k->label,
 		 ntm_format_size(size, s, sizeof s));
 	struct fit_point *pt = &k->pick;
 	memset(pt, 0, sizeof *pt);
@@ -387,7 +400,7 @@ static int refine_edges(const struct cal_options *o, struct cal_class *k,
 				break;
 			memset(&pt, 0, sizeof pt);
 			char s[32];
-			progress(o, "%s: edge near %s", k->label,
+			cal_progress(o, "%s: edge near %s", k->label,
 				 ntm_format_size(mid, s, sizeof s));
 			if (measure_point(o, k, idx, 2, mid, &pt, e))
 				return -1;
@@ -476,7 +489,7 @@ static int calibrate_class(const struct cal_options *o, struct cal_class *k,
 	if (fit_ladder(&in, &k->fit))
 		return cli_error(e, CLI_FAILED, "%s: nothing measured at some size",
 				 k->label);
-	return refine_edges(o, k, e);
+	return refine_edges(o, k, e) || cal_confirm(o, k, e) ? -1 : 0;
 }
 
 /* The largest grid size up to max whose buffers fit in memory. */

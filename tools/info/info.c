@@ -6,9 +6,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "output/cli.h"
 #include "commands.h"
+#include "introspect.h"
 #include "measure/measure.h"
 #include "output/json.h"
 #include "ntmem.h"
@@ -73,6 +75,45 @@ static const char *origin_text(enum ntmem_origin o,
 	}
 	snprintf(buf, len, "built-in: %s", l->default_how);
 	return buf;
+}
+
+/* How and when the loaded profile was made, from the file (the policy
+ * keeps its ladders, not this): its effort ("quick") and its time in UTC,
+ * each "" when the profile does not record it (format 2) or cannot be
+ * read again.  Returns 0 when the file was read. */
+static int profile_made(const struct ntmem_policy_status *st, char *effort,
+			size_t effort_len, char *when, size_t when_len)
+{
+	static struct profile prof;
+	char why[256];
+	effort[0] = when[0] = '\0';
+	if (!st->profile_loaded || !st->profile_path ||
+	    ntm_profile_read(st->profile_path, ntm_cpu(), &prof, why, sizeof why))
+		return -1;
+	snprintf(effort, effort_len, "%s", prof.effort);
+	time_t t = (time_t)prof.made;
+	struct tm tm;
+	if (prof.made > 0 && gmtime_r(&t, &tm))
+		strftime(when, when_len, "%Y-%m-%d %H:%M UTC", &tm);
+	return 0;
+}
+
+/* "made 2026-12-03 18:00 UTC by ntmem calibrate --quick (...)". */
+static void print_profile_made(const struct ntmem_policy_status *st)
+{
+	char effort[32], when[64];
+	if (profile_made(st, effort, sizeof effort, when, sizeof when))
+		return;
+	if (!effort[0] && !when[0]) {
+		printf("               made: not recorded (an older ntmem calibrate)\n");
+		return;
+	}
+	printf("               made %s by ntmem calibrate%s%s%s\n",
+	       when[0] ? when : "at a time not recorded",
+	       !strcmp(effort, "default") || !effort[0] ? "" : " --",
+	       !strcmp(effort, "default") ? "" : effort,
+	       !strcmp(effort, "quick") ? " (3 runs a size, every 4x: a full "
+	       "'ntmem calibrate' measures more)" : "");
 }
 
 /* "[513 B, 32 KiB)" or "[64 MiB, ...)". */
@@ -245,6 +286,7 @@ static void print_text(void)
 	}
 	printf("  profile      %s%s%s\n", st.profile_path ? st.profile_path : "",
 	       st.profile_path ? ": " : "", st.profile_status);
+	print_profile_made(&st);
 	if (machine_first_use())
 		printf("  first use    %s\n", machine_first_use());
 	struct ntmem_parallel_info pi;
@@ -401,6 +443,10 @@ static void print_json(void)
 	json_string(&j, "path", st.profile_path);
 	json_string(&j, "status", st.profile_status);
 	json_bool(&j, "loaded", st.profile_loaded);
+	char effort[32], when[64];
+	profile_made(&st, effort, sizeof effort, when, sizeof when);
+	json_string(&j, "effort", effort[0] ? effort : NULL);
+	json_string(&j, "made", when[0] ? when : NULL);
 	json_end(&j);
 	json_string(&j, "tunables", st.tunables);
 	json_bool(&j, "preloaded", ntmem_preloaded());
