@@ -60,6 +60,11 @@ int main(void)
 	ok("0.0009765625KB", 1);    /* 1/1024 KiB: one byte exactly */
 	ok("0.0007KB", 1);          /* 0.7168 B, to the nearest */
 	ok("0.0004KB", 0);          /* 0.4096 B */
+	ok("0.00048828125KB", 1);   /* half a byte: a half rounds up */
+	ok("1.0000000000000000009GB", (size_t)1 << 30);  /* the 19th digit: not read */
+	/* Half a byte exactly (2^-41 TiB), but the digits past the 18th are
+	 * not read: 0.000000000000454747 TiB, under half a byte. */
+	ok("0.00000000000045474735088646411895751953125TB", 0);
 	ok("1.00000000000000000001GB", (size_t)1 << 30);
 	ok("16777215.5TB", ((size_t)16777215 << 40) + ((size_t)1 << 39));
 

@@ -14,7 +14,8 @@
  * M/MB/MiB, G/GB/GiB, T/TB/TiB, case-insensitive, all powers of 1024 (as
  * perf bench reads them).  A bare number is bytes.  With a unit above B
  * the number may have a decimal fraction ("1.5GB"), rounded to the
- * nearest byte; a fraction of a byte ("1.5", "1.5B") is refused.  Returns
+ * nearest byte (a half up; digits past the 18th are ignored); a fraction
+ * of a byte ("1.5", "1.5B") is refused.  Returns
  * 0 and sets *out, or returns -1 and points *why at a static message
  * ("unknown unit ...", "too large", ...).
  */

@@ -162,10 +162,15 @@ static void print_builtin(const char *label, const char *how,
 	size_t n = plan ? strlen(plan) : 0;
 	char l3[32], short_plan[64];
 	ntm_format_size(cpu->planned.l3, l3, sizeof l3);
-	snprintf(short_plan, sizeof short_plan, "the L3 used (%s)", l3);
+	/* No L3 used (none reported, or none that can be trusted): the
+	 * sentence above says why, once. */
+	if (cpu->planned.l3)
+		snprintf(short_plan, sizeof short_plan, "the L3 used (%s)", l3);
+	else
+		snprintf(short_plan, sizeof short_plan, "the caches used (no L3)");
 	printf("  %-12s ", label);
 	for (const char *p = how; *p;) {
-		const char *at = n && cpu->planned.l3 ? strstr(p, plan) : NULL;
+		const char *at = n ? strstr(p, plan) : NULL;
 		if (!at) {
 			printf("%s", p);
 			break;
