@@ -16,10 +16,6 @@
 
 #define PROGRAMS_MAX 256
 
-static const char *const class_calls[3] = {
-	"memset of zeros", "memset of other values", "copies",
-};
-
 /* ------------------------------------------------------------------ */
 /* Per function                                                        */
 /* ------------------------------------------------------------------ */
@@ -241,7 +237,7 @@ void report_text(FILE *f, const struct tree *t, const struct run_outcome *o,
 	for (int cls = 0; cls < 3; cls++) {
 		struct verdict v;
 		if (report_verdict(t, cls, &v))
-			fprintf(f, "  %s: %s\n", class_calls[cls], v.text);
+			fprintf(f, "  %s: %s\n", verdict_class_name(cls), v.text);
 	}
 }
 

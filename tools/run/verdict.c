@@ -35,6 +35,11 @@ struct class_sums {
 	uint64_t calls[NTM_RECORD_BUCKETS], bytes[NTM_RECORD_BUCKETS];
 };
 
+const char *verdict_class_name(int cls)
+{
+	return class_calls[cls];
+}
+
 static void sum_class(const struct tree *t, int cls, struct class_sums *s,
 		      struct verdict *v)
 {

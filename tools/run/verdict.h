@@ -25,6 +25,10 @@ struct verdict {
 	char text[768];
 };
 
+/* "memset of zeros", "memset of other values", "copies": cls as the
+ * report names it. */
+const char *verdict_class_name(int cls);
+
 /* Fill *v for cls, the sentence in v->text; returns 0 when the tree has
  * no call of the class.  It reads the ladder of the tree's header and
  * the counts per path: a path that streams is one whose variant does. */
