@@ -278,11 +278,14 @@ fuzz:
 # The seed's sizes up to 1 GiB finish in under a minute on 2 cores and fit
 # in 3 GiB; 'ntmem bench memset' alone adds 4096MB where memory allows.
 # It builds 'all' first: what the README goes on to use (ntmem run's shim
-# among it) is there after 'make bench' alone.
+# among it) is there after 'make bench' alone.  That build is quiet (-s):
+# a hundred compiler lines in front of the tables hid them; a compiler's
+# warnings and errors still show, and the build still stops the bench.
 BENCH_SIZES ?= 2MB,16MB,128MB,1024MB
 # The tables are kept in $(O)/bench-*.txt; the run ends with their
 # summaries, the last lines of each (from "# summary" on).
-bench: all $(O)/callcost-static $(O)/callcost-shared
+bench:
+	@$(MAKE) -s --no-print-directory all $(O)/callcost-static $(O)/callcost-shared
 	$(TOOL) bench memset -s $(BENCH_SIZES) --plot $(O)/bench-memset.svg \
 		>$(O)/bench-memset.txt
 	@cat $(O)/bench-memset.txt

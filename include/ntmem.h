@@ -17,6 +17,14 @@
  * The library never prints, never exits, and never fails because of a bad
  * environment variable or calibration profile: it ignores the setting and
  * records why (see ntmem_policy_ignored()).
+ *
+ * C++: include this header as it is (its names are extern "C").  Six
+ * structs share their names with the functions that fill them
+ * (ntmem_variant_info, ntmem_ladder_info, ntmem_policy_status,
+ * ntmem_adapt_info, ntmem_cpu_info, ntmem_parallel_info).  In C++ the
+ * function's name hides the struct's, so declare them with "struct", as
+ * C does: "struct ntmem_ladder_info li{};" (not "ntmem_ladder_info li{};",
+ * which names the function and does not compile).
  */
 #ifndef NTMEM_H
 #define NTMEM_H
@@ -209,7 +217,8 @@ void *ntmem_variant_copy(int id, void *dst, const void *src, size_t n,
  *                                on a CPU that has an entry: see what
  *                                an unrecorded CPU gets
  *      SIZE is a byte count with an optional unit (B, K/KB/KiB, M/MB/MiB,
- *      G/GB/GiB, T/TB/TiB: all powers of 1024).
+ *      G/GB/GiB, T/TB/TiB: all powers of 1024); with a unit above B it
+ *      may have a fraction ("1.5GiB"), rounded to the nearest byte.
  *   2. a calibration profile written by "ntmem calibrate", read from
  *      NTMEM_PROFILE if set ("" or "none" disables it), else from
  *      $XDG_CACHE_HOME/ntmem/profile, else ~/.cache/ntmem/profile.  A

@@ -166,6 +166,7 @@ static void test_bad_options(void)
 		{{"bench", "memset", "--bogus", NULL}, "unknown option '--bogus'"},
 		{{"bench", "memset", "-s", NULL}, "needs a value"},
 		{{"bench", "memset", "--cpu", "4000", NULL}, "--cpu"},
+		{{"bench", "memset", "--cpu", "1023", NULL}, "(this process may use CPU"},
 		{{"bench", "memset", "extra", NULL}, "unexpected argument 'extra'"},
 		{{"bench", "memset", "--threads", "0", NULL}, "--threads: 0 is out of range"},
 		{{"bench", "memset", "--threads", "2,x", NULL}, "--threads: 'x'"},
@@ -332,7 +333,16 @@ static void test_json(const char *op)
  *   1 MiB    10 +- 0.1      20 +- 0.1      20 +- 0.1   (auto +100%)
  *   2 MiB    10 +- 0.1      21 +- 0.2      10.05 +- 0.1 (level)
  *   4 MiB    30 +- 3 (10%)  10 +- 0.1      15 +- 0.1   (auto -50%) */
-static const char *made_up_table(void)
+static const double made_up_mean[3][3] = {{10, 20, 20}, {10, 21, 10.05},
+					  {30, 10, 15}};
+static const double made_up_sd[3][3] = {{0.1, 0.1, 0.1}, {0.1, 0.2, 0.1},
+					{3, 0.1, 0.1}};
+
+/* The table bench prints for these means and stdevs of glibc, SET_FN and
+ * auto (rows) at 1, 2 and 4 MiB (columns), over runs runs; auto ran
+ * "small path" at 1 MiB. */
+static const char *made_up_table(const double (*mean)[3], const double (*sd)[3],
+				 long runs)
 {
 	static char text[16384];
 	char *argv[] = {"bench", "memset", "-s", "1MB,2MB,4MB", "-f",
@@ -340,8 +350,7 @@ static const char *made_up_table(void)
 	struct cli_error e;
 	if (parse_and_plan((int)count_argv(argv), argv, &opts, &e) || opts.nfns != 3)
 		return "";
-	static const double mean[3][3] = {{10, 20, 20}, {10, 21, 10.05}, {30, 10, 15}};
-	static const double sd[3][3] = {{0.1, 0.1, 0.1}, {0.1, 0.2, 0.1}, {3, 0.1, 0.1}};
+	opts.runs = runs;
 	opts.nresults = 0;
 	for (size_t si = 0; si < 3; si++)
 		for (size_t fi = 0; fi < 3; fi++) {
@@ -354,6 +363,8 @@ static const char *made_up_table(void)
 			r->stats = (struct stats){mean[si][fi], sd[si][fi], mean[si][fi],
 						  mean[si][fi], mean[si][fi]};
 			r->diff_pct = (mean[si][fi] / mean[si][0] - 1) * 100;
+			if (opts.fns[fi].kind == FN_AUTO)
+				r->dispatch = si == 0 ? "small path" : SET_FN;
 			snprintf(r->pages, sizeof r->pages, "4 KiB pages");
 		}
 	struct machine m = {.cpu = "Made-up CPU", .kernel = "Linux", .thp = "never",
@@ -377,7 +388,7 @@ static const char *made_up_table(void)
 
 static void test_table_noise_and_summary(void)
 {
-	const char *t = made_up_table();
+	const char *t = made_up_table(made_up_mean, made_up_sd, 5);
 	t_check(strstr(t, "     30.00~ (+-  3.00)") && strstr(t, "     10.00  (+-  0.10)") &&
 		strstr(t, "# ~ noisy: the runs' stdev is over 5% of their median"),
 		"bench table: the noisy row marked ~, with the footnote", "%s", t);
@@ -398,6 +409,33 @@ static void test_table_noise_and_summary(void)
 			      "level at 2 MiB (+0.5%); slower at 4 MiB (-50.0%)\n"),
 		"bench summary: auto against glibc, faster, level and slower", "%s",
 		sum ? sum : t);
+	t_check(!strstr(t, "n/a") && strstr(t, "mean and sample stdev of 5 runs"),
+		"bench table: five runs have a stdev", "%s", t);
+}
+
+/* One run: no stdev ("n/a", never "+- 0.00"); and where auto beats every
+ * method beyond their stdevs (its small path at 1 MiB here, 30 against
+ * 20), the summary says so beside the fastest method, as it does not at
+ * 2 MiB, where auto is behind. */
+static void test_one_run_and_auto_ahead(void)
+{
+	const double nan3[3][3] = {{NAN, NAN, NAN}, {NAN, NAN, NAN}, {NAN, NAN, NAN}};
+	const double mean[3][3] = {{10, 20, 30}, {10, 20, 25}, {30, 10, 15}};
+	const char *t = made_up_table(mean, nan3, 1);
+	int na = 0;
+	for (const char *p = t; (p = strstr(p, "(+-   n/a)")); p++)
+		na++;
+	t_check(na == 9 && !strstr(t, "0.00)") && strstr(t, "of 1 run (a stdev needs two"),
+		"bench table: one run's stdev reads n/a, every row", "%d n/a\n%s", na, t);
+	const char *sum = strstr(t, "\n# summary");
+	t_check(sum && strstr(sum, "#   1 MiB                  " SET_FN ", cached; auto "
+			      "faster still (+50.0%, running the small path)\n") &&
+		strstr(sum, "#   2 MiB                  " SET_FN ", cached; auto "
+			    "faster still (+25.0%, running " SET_FN ")\n") &&
+		strstr(sum, "#   4 MiB                  glibc\n") &&
+		strstr(sum, "auto is not ranked"),
+		"bench summary: auto named where it beats every method, with "
+		"what it ran", "%s", sum ? sum : t);
 }
 
 /* --threads 1,2: every function on each, interleaved, with the count in
@@ -405,10 +443,34 @@ static void test_table_noise_and_summary(void)
  * only the shape is asserted here; test_parallel checks the bytes). */
 static void test_threads(void)
 {
-	char cmd[256], err[160], *out = NULL;
+	char cmd[256], err[160], *out = NULL, *msg = NULL, want[96];
+	struct ntmem_parallel_info pi;
+	ntmem_parallel_info(&pi);
+	/* More threads than CPUs: refused, naming the option and the count. */
+	unsigned over = pi.cpus_allowed + 1;
+	snprintf(cmd, sizeof cmd, "%s bench memset -s 64KB -f glibc --threads 1,%u "
+		 "-r 1", t_ntmem(), over);
+	snprintf(want, sizeof want, "--threads: %u is more than the %u CPUs this "
+		 "process may use", over, pi.cpus_allowed);
+	int status = over > 64 ? 2 : t_run(cmd, &out, &msg);
+	if (over > 64)
+		t_skip("bench --threads above the CPUs: exit 2", "more than 64 CPUs: "
+		       "--threads takes at most 64");
+	else
+		t_check(status == 2 && msg && strstr(msg, want) && out && !*out,
+			"bench --threads above the CPUs: exit 2, naming both counts",
+			"status %d, '%s'", status, msg ? msg : "");
+	free(out);
+	free(msg);
+	out = NULL;
+	if (pi.cpus_allowed < 2) {
+		t_skip("bench --threads 1,2: each function on each count",
+		       "this process may use one CPU only");
+		return;
+	}
 	snprintf(cmd, sizeof cmd, "%s bench memset -s 9MB -f auto,glibc "
 		 "--threads 1,2 -r 1 -l 1 --json", t_ntmem());
-	int status = t_run(cmd, &out, NULL);
+	status = t_run(cmd, &out, NULL);
 	struct t_json *j = t_json_parse(out, err, sizeof err);
 	const struct t_json *rs = t_json_get(j, "results");
 	/* auto, glibc and the baseline the run may add, each on 1 and 2 */
@@ -502,14 +564,26 @@ static void test_plot_and_errors(void)
 		"bench --plot writes an SVG naming every function", "status %d, %zu bytes",
 		status, len);
 	size_t lines = 0, bars = 0;
-	for (const char *p = svg; (p = strstr(p, "<polyline")); p++)
+	for (const char *p = svg; (p = strstr(p, "<title>")); p++)
 		lines++;
 	for (const char *p = svg; (p = strstr(p, "stroke-opacity=\"0.7\"")); p++)
 		bars++;
-	t_check(lines >= 3 && bars == lines &&
-		strstr(svg, "bars: the slowest run to the fastest"),
-		"bench --plot: bars on every line, and the caption says what they span",
-		"%zu lines, %zu with bars", lines, bars);
+	/* Three functions (and the baseline the run may add), then auto over
+	 * glibc in the panel below with glibc's band, which has no bars. */
+	t_check(bars >= 4 && lines == bars + 1 &&
+		strstr(svg, "bars: the slowest run to the fastest") &&
+		strstr(svg, ">memset: auto against glibc<") &&
+		strstr(svg, "<title>auto / glibc</title>"),
+		"bench --plot: bars on every line, the caption says what they span, "
+		"and a panel of auto over glibc", "%zu lines, %zu with bars", lines, bars);
+	const char *a = strstr(svg, "<title>auto</title>");
+	const char *g = strstr(svg, "<title>glibc</title>");
+	t_check(a && g && strstr(a, "stroke=\"#000000\" stroke-width=\"3.4\"") &&
+		strstr(g, "stroke=\"#d62728\" stroke-width=\"3.4\"") &&
+		strstr(svg, ">64 KiB</text>") && strstr(svg, ">256 KiB</text>") &&
+		!strstr(svg, ">128 KiB</text>"),
+		"bench --plot: auto black and glibc red, both wide, in every plot; "
+		"ticks at the sizes measured", "auto %d glibc %d", !!a, !!g);
 	free(out);
 	out = NULL;
 
@@ -659,6 +733,7 @@ int main(void)
 	test_json("memset");
 	test_json("memcpy");
 	test_table_noise_and_summary();
+	test_one_run_and_auto_ahead();
 	test_csv();
 	test_threads();
 	test_plot_and_errors();

@@ -143,6 +143,34 @@ static void test_bench_builds_shim(void)
 	t_scratch_remove();
 }
 
+/* The header in C++: tests/cxx/header.cc, which declares each struct that
+ * shares its name with a function as the header's C++ note says, compiles
+ * with warnings as errors.  Compiled only: a cross or sanitized build's
+ * library would not link into the host's C++ program. */
+static void test_cplusplus(void)
+{
+	const char *name = "C++: the header compiles, structs declared as its "
+			   "note says";
+	const char *cxx = NULL;
+	static const char *const compilers[] = {"g++", "clang++", "c++"};
+	for (size_t i = 0; !cxx && i < sizeof compilers / sizeof compilers[0]; i++) {
+		char probe[64];
+		snprintf(probe, sizeof probe, "command -v %s >/dev/null", compilers[i]);
+		if (!t_run(probe, NULL, NULL))
+			cxx = compilers[i];
+	}
+	if (!cxx) {
+		t_skip(name, "no C++ compiler (g++, clang++ or c++) is installed");
+		return;
+	}
+	char cmd[512], *err = NULL;
+	snprintf(cmd, sizeof cmd, "%s -std=c++11 -Wall -Wextra -Werror -fsyntax-only "
+		 "-Iinclude tests/cxx/header.cc", cxx);
+	int st = t_run(cmd, NULL, &err);
+	t_check(st == 0, name, "%s: status %d: %s", cxx, st, err ? err : "");
+	free(err);
+}
+
 /* tools/install-hint.sh: silent for a directory the loader searches by
  * itself, the three ways out for one it does not. */
 static void test_install_hint(void)
@@ -175,5 +203,6 @@ int main(void)
 	test_man_pages();
 	test_bench_builds_shim();
 	test_install_hint();
+	test_cplusplus();
 	return t_finish();
 }

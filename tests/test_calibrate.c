@@ -1,6 +1,7 @@
 /* test_calibrate.c - "ntmem calibrate": usage errors, --dry-run writes
  * nothing, a written profile is what libntmem then reads.  The measured
  * values themselves are never asserted: they are the machine's to say. */
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +11,7 @@
 #include "harness.h"
 #include "calibrate/calibrate.h"
 #include "calibrate/ladder_fit.h"
+#include "calibrate/ladder_merge.h"
 
 static const char *dir;  /* the scratch directory */
 
@@ -53,8 +55,10 @@ static void test_usage_errors(void)
 }
 
 /* One class's rungs in calibrate's JSON equal the ladder ntmem info then
- * reports for it, rung by rung, with origin profile. */
-static int same_ladder(const struct t_json *cal, const struct t_json *info)
+ * reports for it, rung by rung, with origin (profile where calibrate
+ * wrote the class, default where it kept the built-in ladder). */
+static int same_ladder(const struct t_json *cal, const struct t_json *info,
+		       const char *origin)
 {
 	const struct t_json *a = t_json_get(cal, "rungs");
 	const struct t_json *b = t_json_get(info, "rungs");
@@ -66,7 +70,7 @@ static int same_ladder(const struct t_json *cal, const struct t_json *info)
 		const struct t_json *xt = t_json_get(x, "to"), *yt = t_json_get(y, "to");
 		if (strcmp(t_json_get(x, "variant")->string,
 			   t_json_get(y, "variant")->string) ||
-		    strcmp(t_json_get(y, "origin")->string, "profile") ||
+		    strcmp(t_json_get(y, "origin")->string, origin) ||
 		    xt->type != yt->type || (xt->type == TJ_NUMBER && xt->number != yt->number))
 			return 0;
 	}
@@ -86,13 +90,31 @@ static void test_write_and_read_back(void)
 	t_check(status == 0 && access(profile, F_OK) != 0 && strstr(out, "Verdict:") &&
 		strstr(out, "memset of zeros") && strstr(out, "memcpy"),
 		"calibrate --dry-run: a verdict, and no profile written", "status %d", status);
-	/* Each rung with its confidence; no 0.00x for a lone candidate. */
-	int rungs = 0;
-	for (const char *at = out; (at = strstr(at, "  rung ")); at++)
-		rungs++;
-	t_check(rungs == 3 && !strstr(out, " 0.00x") &&
-		(strstr(out, "clear, at least") || strstr(out, "tied within noise")),
-		"calibrate: a confidence for every ladder's rungs", "%d rung lines", rungs);
+	/* Each fitted rung with its confidence; no 0.00x for a lone
+	 * candidate; the built-in ladder beside it, and where they differ,
+	 * the two rounds; a verdict line per class, none of them long. */
+	int fitted = 0, builtin = 0, longest = 0;
+	for (const char *at = out; (at = strstr(at, "  fitted from the grid: ")); at++)
+		fitted++;
+	for (const char *at = out; (at = strstr(at, "\n  built-in: ")); at++)
+		builtin++;
+	const char *verdict = strstr(out, "\nVerdict:\n");
+	const char *end = verdict ? strstr(verdict + 1, "\n\n") : NULL;
+	for (const char *l = verdict; l && l < end; l = strchr(l + 1, '\n')) {
+		int n = (int)strcspn(l + 1, "\n");
+		longest = n > longest ? n : longest;
+	}
+	t_check(fitted == 3 && builtin == 3 && !strstr(out, " 0.00x") &&
+		(strstr(out, "clear, at least") || strstr(out, "tied within noise")) &&
+		(strstr(out, "the fit picks what the built-in ladder picks") ||
+		 strstr(out, "two rounds of ")),
+		"calibrate: the fit with its confidence, and the built-in ladder "
+		"beside it, per class", "%d fitted, %d built-in lines", fitted, builtin);
+	t_check(verdict && strstr(verdict, "\n  memset of zeros ") &&
+		strstr(verdict, "\n  memcpy ") && longest <= 80,
+		"calibrate: the verdict a line or two per class, none over 80 "
+		"columns", "longest line %d:\n%.*s", longest,
+		verdict && end ? (int)(end - verdict) : 0, verdict ? verdict : "");
 #ifdef __x86_64__
 	t_check(strstr(out, "GLIBC_TUNABLES=glibc.cpu.x86_non_temporal_threshold=0x") != NULL,
 		"calibrate: the glibc tunable nearest the memcpy ladder", "not printed");
@@ -109,14 +131,16 @@ static void test_write_and_read_back(void)
 	for (size_t i = 0; ok && i < cls->count; i++) {
 		const struct t_json *c = &cls->items[i];
 		const struct t_json *pts = t_json_get(c, "points");
-		const struct t_json *rung0 = t_json_get(c, "rungs");
-		const struct t_json *conf = rung0 && rung0->count
-			? t_json_get(&rung0->items[0], "confidence") : NULL;
+		const struct t_json *conf = t_json_get(t_json_get(c, "fitted"), "confidence");
+		const struct t_json *inp = t_json_get(c, "in_profile");
 		ok &= t_json_get(c, "ladder")->type == TJ_STRING &&
 		      t_json_get(c, "words")->type == TJ_STRING && pts &&
 		      pts->type == TJ_ARRAY && pts->count >= 5 &&
 		      t_json_get(&pts->items[0], "size")->number == 256 &&
-		      conf && t_json_get(conf, "verdict");
+		      conf && conf->count && t_json_get(&conf->items[0], "verdict") &&
+		      inp && inp->type == TJ_BOOL &&
+		      t_json_get(t_json_get(c, "builtin"), "ladder") &&
+		      t_json_get(c, "checks") && t_json_get(c, "outcome");
 	}
 	t_check(ok, "calibrate --json: three ladders with their confidence, the grid "
 		"behind them, profile written at the default path", "status %d %s",
@@ -132,10 +156,26 @@ static void test_write_and_read_back(void)
 		const struct t_json *c = &cls->items[i];
 		const struct t_json *p = t_json_get(t_json_get(k, "policy"),
 						    t_json_get(c, "class")->string);
-		ok &= same_ladder(c, p);
+		ok &= same_ladder(c, p, t_json_get(c, "in_profile")->boolean
+					? "profile" : "default");
 	}
-	t_check(ok, "calibrate: libntmem reads the ladders back, rung for rung",
-		"status %d %s", status, k ? "" : err);
+	t_check(ok, "calibrate: libntmem reads the ladders back, rung for rung, "
+		"the built-in one where calibrate kept it", "status %d %s", status,
+		k ? "" : err);
+	/* The profile says how and when it was made, and info shows it. */
+	const struct t_json *prof = t_json_get(k, "profile");
+	const struct t_json *eff = t_json_get(prof, "effort"), *made = t_json_get(prof, "made");
+	t_check(eff && eff->type == TJ_STRING && !strcmp(eff->string, "quick") &&
+		made && made->type == TJ_STRING && strstr(made->string, " UTC"),
+		"calibrate: ntmem info says the profile came from --quick, and when",
+		"effort %s, made %s", eff && eff->type == TJ_STRING ? eff->string : "-",
+		made && made->type == TJ_STRING ? made->string : "-");
+	const char *text = t_file_text(profile);
+	t_check(strstr(text, "\nmade.effort quick\n") && strstr(text, "\nmade.time ") &&
+		strstr(text, "# Delete this file to go back to ") &&
+		!strstr(text, "topology default"),
+		"calibrate: the profile records its effort and time, and says what "
+		"deleting it returns to", "%s", text);
 	t_json_free(j);
 	t_json_free(k);
 	free(out);
@@ -267,11 +307,117 @@ static void test_confidence(void)
 		c0.lead, c0.rival ? c0.rival : "-", c0.wins, c1.lead);
 }
 
+/* A round is won when the median ratio clears 1 by more than the
+ * spread (the median absolute deviation), and only then. */
+static void test_rounds(void)
+{
+	static const struct {
+		double r[5];
+		int won;
+		double median, spread;
+	} cases[] = {
+		{{1.10, 1.12, 1.11, 1.09, 1.13}, 1, 1.11, 0.01},
+		{{0.95, 1.02, 1.01, 1.00, 1.06}, 0, 1.01, 0.01},  /* 1% ahead, 1% spread */
+		{{1.00, 1.00, 1.00, 1.00, 1.00}, 0, 1.00, 0.00},
+		{{0.94, 1.06, 1.03, 0.99, 1.07}, 0, 1.03, 0.04},  /* 3% ahead, 4% spread */
+		{{0.80, 1.30, 1.35, 0.85, 1.32}, 1, 1.30, 0.05},  /* 30% ahead in 3 of 5 */
+		{{0.90, 0.92, 0.91, 0.93, 0.90}, 0, 0.91, 0.01},  /* behind */
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		double m, s;
+		char name[96];
+		int won = merge_round_won(cases[i].r, 5, &m, &s);
+		snprintf(name, sizeof name, "confirm: round %zu %s", i,
+			 cases[i].won ? "won" : "not won");
+		t_check(won == cases[i].won && fabs(m - cases[i].median) < 1e-9 &&
+			fabs(s - cases[i].spread) < 1e-9, name,
+			"won %d, median %.4f, spread %.4f", won, m, s);
+	}
+}
+
+static struct merge_ladder ladder_of(unsigned n, const int *v, const size_t *to)
+{
+	struct merge_ladder l = {.count = n};
+	for (unsigned i = 0; i < n; i++) {
+		l.variant[i] = v[i];
+		l.to[i] = i + 1 < n ? to[i] : SIZE_MAX;
+	}
+	return l;
+}
+
+/* The fit only where it won both rounds; the built-in ladder elsewhere,
+ * between sizes where the two agreed too. */
+static void test_merge(void)
+{
+	enum { A, B, C, S };
+	const size_t M = (size_t)1 << 20;
+	struct merge_ladder builtin = ladder_of(3, (int[]){A, S, B}, (size_t[]){8 * M, 64 * M});
+	struct merge_ladder fit = ladder_of(3, (int[]){A, C, S}, (size_t[]){4 * M, 32 * M});
+	size_t sizes[5] = {M, 4 * M, 16 * M, 64 * M, 256 * M};
+	/* 1 MiB agrees; the fit lost at 4 MiB (C against A) and 256 MiB (S
+	 * against B), won at 16 MiB (C against S) and 64 MiB (S against B). */
+	enum merge_owner owner[5] = {MERGE_AGREE, MERGE_BUILTIN, MERGE_FIT,
+				     MERGE_FIT, MERGE_BUILTIN};
+	struct merge_ladder out;
+	int rc = ladder_merge(&fit, &builtin, sizes, owner, 5, 257, &out);
+	/* A to 8 MiB (the built-in's, up to the midpoint of 4 and 16 MiB),
+	 * then the fit's C to 32 MiB and S on to the midpoint of 64 and
+	 * 256 MiB, then the built-in's B. */
+	static const int want_v[4] = {A, C, S, B}, want_cal[4] = {0, 1, 1, 0};
+	const size_t want_to[4] = {8 * M, 32 * M, 128 * M, SIZE_MAX};
+	int ok = rc == 0 && out.count == 4;
+	for (unsigned i = 0; ok && i < 4; i++)
+		ok = out.variant[i] == want_v[i] && out.to[i] == want_to[i] &&
+		     out.calibrated[i] == want_cal[i];
+	t_check(ok, "merge: the fit where it won, split halfway to where it "
+		"lost, the built-in ladder elsewhere", "rc %d, %u rungs: %d:%zu %d:%zu "
+		"%d:%zu %d", rc, out.count, out.variant[0], out.to[0], out.variant[1],
+		out.to[1], out.variant[2], out.to[2], out.variant[3]);
+
+	enum merge_owner lost[5] = {MERGE_AGREE, MERGE_BUILTIN, MERGE_BUILTIN,
+				    MERGE_BUILTIN, MERGE_BUILTIN};
+	rc = ladder_merge(&fit, &builtin, sizes, lost, 5, 257, &out);
+	t_check(rc == 0 && merge_same(&out, &builtin, 257) && !merge_same(&out, &fit, 257),
+		"merge: nothing won, the built-in ladder whole", "rc %d, %u rungs",
+		rc, out.count);
+	enum merge_owner won[5] = {MERGE_FIT, MERGE_FIT, MERGE_FIT, MERGE_FIT,
+				   MERGE_FIT};
+	rc = ladder_merge(&fit, &builtin, sizes, won, 5, 257, &out);
+	t_check(rc == 0 && merge_same(&out, &fit, 257),
+		"merge: everything won, the fit whole", "rc %d, %u rungs", rc, out.count);
+
+	/* Owners that switch at every size, over ladders of eight rungs
+	 * each: more rungs than a ladder holds, so the built-in one stays. */
+	size_t many[16];
+	enum merge_owner flip[16];
+	int v8[8], w8[8];
+	size_t t8[7], u8[7];
+	for (int i = 0; i < 16; i++) {
+		many[i] = (size_t)1 << (12 + i);
+		flip[i] = i % 2 ? MERGE_FIT : MERGE_BUILTIN;
+	}
+	for (int i = 0; i < 8; i++) {
+		v8[i] = i % 2 ? A : C;
+		w8[i] = i % 2 ? B : S;
+		if (i < 7) {
+			t8[i] = (size_t)3 << (12 + 2 * i);
+			u8[i] = (size_t)1 << (13 + 2 * i);
+		}
+	}
+	struct merge_ladder f8 = ladder_of(8, v8, t8), b8 = ladder_of(8, w8, u8);
+	rc = ladder_merge(&f8, &b8, many, flip, 16, 257, &out);
+	t_check(rc == -1 && merge_same(&out, &b8, 257) && !out.calibrated[0],
+		"merge: more than eight rungs, the built-in ladder whole", "rc %d, %u rungs",
+		rc, out.count);
+}
+
 int main(void)
 {
 	if (t_scratch_make("calibrate"))
 		return t_finish();
 	dir = t_scratch_dir();
+	test_rounds();
+	test_merge();
 	test_fit();
 	test_confidence();
 	test_usage_errors();

@@ -509,7 +509,8 @@ static void test_bad_profiles(void)
 	expect_ignored(path, "not an ntmem profile", "empty file");
 
 	path_in_dir(path, sizeof path, "newer");
-	snprintf(cut, sizeof cut, "ntmem-profile 3\n%s", strchr(text, '\n') + 1);
+	snprintf(cut, sizeof cut, "ntmem-profile %d\n%s", NTM_PROFILE_FORMAT + 1,
+		 strchr(text, '\n') + 1);
 	write_file(path, cut);
 	expect_ignored(path, "newer", "a newer format");
 

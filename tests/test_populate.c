@@ -372,8 +372,13 @@ static void test_command(void)
 	t_json_free(j);
 	free(out);
 
-	static const char *const bad[][2] = {
-		{"-s 12Q", "--size"}, {"-s 0", "--size"}, {"-s 1MB --threads 0", "--threads"},
+	/* More threads than this process has CPUs: refused, as bench does. */
+	struct ntmem_parallel_info pi;
+	ntmem_parallel_info(&pi);
+	char over[64];
+	snprintf(over, sizeof over, "-s 1MB --threads %u", pi.cpus_allowed + 1);
+	const char *const bad[][2] = {
+		{"-s 12Q", "--size"}, {over, "is more than the"}, {"-s 1.5", "a fraction"}, {"-s 0", "--size"}, {"-s 1MB --threads 0", "--threads"},
 		{"-s 1MB --threads x", "--threads"}, {"-s 1MB --page 3MB", "--page"},
 		{"-s 1MB -r 0", "--runs"}, {"-s 1MB extra", "extra"},
 		{"-s 1MB --bogus", "--bogus"}, {"-s 1000TB", "--size"},

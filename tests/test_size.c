@@ -49,13 +49,37 @@ int main(void)
 	ok("16 MB", 16u << 20);
 	ok("18446744073709551615", SIZE_MAX);
 	ok("16777215TB", (size_t)16777215 << 40);
+	/* Decimals with a unit: exact where the unit divides, else the
+	 * nearest byte. */
+	ok("1.5GB", (size_t)3 << 29);
+	ok("1.5 GiB", (size_t)3 << 29);
+	ok("0.5KB", 512);
+	ok("2.25MB", (size_t)9 << 18);
+	bad("1.0B", "a fraction of a byte");
+	ok("0.1KB", 102);           /* 102.4 */
+	ok("0.0009765625KB", 1);    /* 1/1024 KiB: one byte exactly */
+	ok("0.0007KB", 1);          /* 0.7168 B, to the nearest */
+	ok("0.0004KB", 0);          /* 0.4096 B */
+	ok("0.00048828125KB", 1);   /* half a byte: a half rounds up */
+	ok("1.0000000000000000009GB", (size_t)1 << 30);  /* the 19th digit: not read */
+	/* Half a byte exactly (2^-41 TiB), but the digits past the 18th are
+	 * not read: 0.000000000000454747 TiB, under half a byte. */
+	ok("0.00000000000045474735088646411895751953125TB", 0);
+	ok("1.00000000000000000001GB", (size_t)1 << 30);
+	ok("16777215.5TB", ((size_t)16777215 << 40) + ((size_t)1 << 39));
 
 	bad("", "not a size");
 	bad(NULL, "not a size");
 	bad("MB", "not a size");
 	bad("-1", "not a size");
 	bad("+5", "not a size");
-	bad("1.5GB", "unknown unit");
+	bad("1.5", "a fraction of a byte");
+	bad("1.5B", "a fraction of a byte");
+	bad("1.GB", "after the decimal point");
+	bad(".5GB", "not a size");
+	bad("1.5.5GB", "unknown unit");
+	bad("1,5GB", "unknown unit");
+	bad("16777215.99999999999999TB", "too large");
 	bad("12Q", "unknown unit");
 	bad("12MBB", "unknown unit");
 	bad("0x10", "unknown unit");

@@ -296,12 +296,12 @@ static void test_basic(void)
 	double x[] = { 1, 2, 3, 4 };
 	double y[3][4] = { { 5, 10, 20, 45 }, { 7, 8, 9, 10 }, { 30, 25, 20, 15 } };
 	struct plot_series s[] = {
-		{ "stosb", 4, x, y[0], 0, NULL, NULL },
-		{ "nt_avx512", 4, x, y[1], 1, NULL, NULL },
-		{ "glibc", 4, x, y[2], 0, NULL, NULL },
+		{ "stosb", 4, x, y[0], 0, NULL, NULL, NULL, 0, NULL },
+		{ "nt_avx512", 4, x, y[1], 1, NULL, NULL, NULL, 0, NULL },
+		{ "glibc", 4, x, y[2], 0, NULL, NULL, NULL, 0, NULL },
 	};
 	struct plot p = { "memset", "1 thread", "size", "GB/s",
-			  AXIS_LINEAR, AXIS_LINEAR, s, 3, NULL, 0, NULL };
+			  AXIS_LINEAR, AXIS_LINEAR, s, 3, NULL, 0, NULL, NULL, 0, 0, 0 };
 	struct out o = render(&p);
 	if (check_doc("basic", &o)) {
 		t_check(count(o.buf, "<polyline") == 3, "basic: one polyline per series",
@@ -329,11 +329,11 @@ static void test_escaping(void)
 {
 	double x[] = { 1, 2 }, y[] = { 3, 4 };
 	struct plot_series s[] = {
-		{ "a & b <c>", 2, x, y, 0, NULL, NULL },
-		{ "it's \"quoted\"", 2, x, y, 1, NULL, NULL },
+		{ "a & b <c>", 2, x, y, 0, NULL, NULL, NULL, 0, NULL },
+		{ "it's \"quoted\"", 2, x, y, 1, NULL, NULL, NULL, 0, NULL },
 	};
 	struct plot p = { "R&D <memset>", "x > y & y < z", "size \"B\"", "'GB/s'",
-			  AXIS_LINEAR, AXIS_LINEAR, s, 2, NULL, 0, NULL };
+			  AXIS_LINEAR, AXIS_LINEAR, s, 2, NULL, 0, NULL, NULL, 0, 0, 0 };
 	struct out o = render(&p);
 	if (check_doc("escaping", &o)) {
 		t_check(strstr(o.buf, "a &amp; b &lt;c&gt;") != NULL,
@@ -356,13 +356,13 @@ static void test_dropped_points(void)
 	double bad_x[] = { 0, -1, NAN }, bad_y[] = { 1, 2, 3 };
 	double ly[] = { 1, 0, -2, 10, 100, 1000, NAN, 5 };
 	struct plot_series s[] = {
-		{ "good", 8, x, y, 0, NULL, NULL },
-		{ "nothing drawable", 3, bad_x, bad_y, 0, NULL, NULL },
-		{ "no points", 0, NULL, NULL, 0, NULL, NULL },
-		{ "log y", 8, x, ly, 1, NULL, NULL },
+		{ "good", 8, x, y, 0, NULL, NULL, NULL, 0, NULL },
+		{ "nothing drawable", 3, bad_x, bad_y, 0, NULL, NULL, NULL, 0, NULL },
+		{ "no points", 0, NULL, NULL, 0, NULL, NULL, NULL, 0, NULL },
+		{ "log y", 8, x, ly, 1, NULL, NULL, NULL, 0, NULL },
 	};
 	struct plot p = { "drops", NULL, "size", "GB/s",
-			  AXIS_LOG2_BYTES, AXIS_LINEAR, s, 4, NULL, 0, NULL };
+			  AXIS_LOG2_BYTES, AXIS_LINEAR, s, 4, NULL, 0, NULL, NULL, 0, 0, 0 };
 	struct out o = render(&p);
 	if (check_doc("log2 x drops", &o)) {
 		t_check(count(o.buf, "<polyline") == 2,
@@ -392,12 +392,12 @@ static void test_nothing_to_draw(void)
 	double x[] = { NAN, 1, INFINITY }, y[] = { 1, NAN, 2 };
 	double neg[] = { -1, 0, -3 };
 	struct plot_series s[] = {
-		{ "nan", 3, x, y, 0, NULL, NULL },
-		{ "empty", 0, x, y, 0, NULL, NULL },
-		{ "no arrays", 3, NULL, NULL, 0, NULL, NULL },
-		{ "non-positive", 3, neg, neg, 0, NULL, NULL },
+		{ "nan", 3, x, y, 0, NULL, NULL, NULL, 0, NULL },
+		{ "empty", 0, x, y, 0, NULL, NULL, NULL, 0, NULL },
+		{ "no arrays", 3, NULL, NULL, 0, NULL, NULL, NULL, 0, NULL },
+		{ "non-positive", 3, neg, neg, 0, NULL, NULL, NULL, 0, NULL },
 	};
-	struct plot p = { "t", NULL, "x", "y", AXIS_LINEAR, AXIS_LINEAR, s, 3, NULL, 0, NULL };
+	struct plot p = { "t", NULL, "x", "y", AXIS_LINEAR, AXIS_LINEAR, s, 3, NULL, 0, NULL, NULL, 0, 0, 0 };
 	struct out o = render(&p);
 	t_check(o.rc == -1 && o.len == 0, "nothing to draw: non-finite",
 		"rc %d, %zu bytes written", o.rc, o.len);
@@ -424,9 +424,9 @@ static void test_log2_labels(void)
 		x[i] = ldexp(1, 20 + i);  /* 1 MiB .. 4 GiB */
 		y[i] = 10 + i;
 	}
-	struct plot_series s[] = { { "memset", 13, x, y, 0, NULL, NULL } };
+	struct plot_series s[] = { { "memset", 13, x, y, 0, NULL, NULL, NULL, 0, NULL } };
 	struct plot p = { "sizes", NULL, "size", "GB/s",
-			  AXIS_LOG2_BYTES, AXIS_LINEAR, s, 1, NULL, 0, NULL };
+			  AXIS_LOG2_BYTES, AXIS_LINEAR, s, 1, NULL, 0, NULL, NULL, 0, 0, 0 };
 	struct out o = render(&p);
 	if (check_doc("log2 labels", &o)) {
 		t_check(strstr(o.buf, ">1 MiB<") && strstr(o.buf, ">1 GiB<") &&
@@ -453,9 +453,9 @@ static void test_log10_labels(void)
 {
 	double x[] = { 1, 10, 100, 1000, 10000, 100000, 1000000 };
 	double y[] = { 0.05, 0.5, 5, 50, 500, 5000, 50000 };
-	struct plot_series s[] = { { "n", 7, x, y, 0, NULL, NULL } };
+	struct plot_series s[] = { { "n", 7, x, y, 0, NULL, NULL, NULL, 0, NULL } };
 	struct plot p = { "decades", NULL, "n", "t",
-			  AXIS_LOG10, AXIS_LOG10, s, 1, NULL, 0, NULL };
+			  AXIS_LOG10, AXIS_LOG10, s, 1, NULL, 0, NULL, NULL, 0, 0, 0 };
 	struct out o = render(&p);
 	if (check_doc("log10", &o))
 		t_check(strstr(o.buf, ">1</text>") && strstr(o.buf, ">1000</text>") &&
@@ -465,7 +465,7 @@ static void test_log10_labels(void)
 
 	/* Less than a decade: still more than one label. */
 	double nx[] = { 20, 40, 80 };
-	s[0] = (struct plot_series){ "narrow", 3, nx, nx, 0, NULL, NULL };
+	s[0] = (struct plot_series){ "narrow", 3, nx, nx, 0, NULL, NULL, NULL, 0, NULL };
 	o = render(&p);
 	if (check_doc("log10 narrow", &o))
 		t_check(strstr(o.buf, ">20</text>") && strstr(o.buf, ">50</text>"),
@@ -490,10 +490,10 @@ static void test_layouts(void)
 	for (int k = 0; k < 20; k++) {
 		for (int i = 0; i < 6; i++)
 			y[k][i] = 5 + (double)((t_rand() % 4000)) / 100;
-		s[k] = (struct plot_series){ names[k], 6, x, y[k], k % 2, NULL, NULL };
+		s[k] = (struct plot_series){ names[k], 6, x, y[k], k % 2, NULL, NULL, NULL, 0, NULL };
 	}
 	struct plot p = { "twenty", "series", "size", "GB/s",
-			  AXIS_LOG2_BYTES, AXIS_LINEAR, s, 20, NULL, 0, NULL };
+			  AXIS_LOG2_BYTES, AXIS_LINEAR, s, 20, NULL, 0, NULL, NULL, 0, 0, 0 };
 	struct out o = render(&p);
 	if (check_doc("20 series", &o)) {
 		int all = 1;
@@ -510,11 +510,11 @@ static void test_layouts(void)
 
 	double one_x[] = { (double)MiB }, ya[] = { 12.5 }, yb[] = { 30 };
 	struct plot_series two[] = {
-		{ "stosb", 1, one_x, ya, 0, NULL, NULL },
-		{ "nt_avx512", 1, one_x, yb, 1, NULL, NULL },
+		{ "stosb", 1, one_x, ya, 0, NULL, NULL, NULL, 0, NULL },
+		{ "nt_avx512", 1, one_x, yb, 1, NULL, NULL, NULL, 0, NULL },
 	};
 	p = (struct plot){ "one point each", NULL, "size", "GB/s",
-			   AXIS_LOG2_BYTES, AXIS_LINEAR, two, 2, NULL, 0, NULL };
+			   AXIS_LOG2_BYTES, AXIS_LINEAR, two, 2, NULL, 0, NULL, NULL, 0, 0, 0 };
 	o = render(&p);
 	if (check_doc("single points", &o))
 		t_check(polyline_points(o.buf, 0) == 1 && polyline_points(o.buf, 1) == 1,
@@ -523,14 +523,14 @@ static void test_layouts(void)
 	free(o.buf);
 
 	double lx[] = { -50, 0, 50 }, ly[] = { -3.25, 0.01, 7 };
-	struct plot_series neg[] = { { NULL, 3, lx, ly, 0, NULL, NULL } };
-	p = (struct plot){ NULL, NULL, NULL, NULL, AXIS_LINEAR, AXIS_LINEAR, neg, 1, NULL, 0, NULL };
+	struct plot_series neg[] = { { NULL, 3, lx, ly, 0, NULL, NULL, NULL, 0, NULL } };
+	p = (struct plot){ NULL, NULL, NULL, NULL, AXIS_LINEAR, AXIS_LINEAR, neg, 1, NULL, 0, NULL, NULL, 0, 0, 0 };
 	o = render(&p);
 	check_doc("negative, no text", &o);
 	free(o.buf);
 
 	double same[] = { 0, 0 };
-	neg[0] = (struct plot_series){ "zeros", 2, same, same, 0, NULL, NULL };
+	neg[0] = (struct plot_series){ "zeros", 2, same, same, 0, NULL, NULL, NULL, 0, NULL };
 	o = render(&p);
 	check_doc("all zero", &o);
 	free(o.buf);
@@ -543,8 +543,8 @@ static void test_locale(void)
 		"de_DE.UTF-8", "de_DE.utf8", "fr_FR.UTF-8", "fr_FR.utf8",
 	};
 	double x[] = { 1.5, 2.25, 3.125 }, y[] = { 0.1, 0.35, 0.2 };
-	struct plot_series s[] = { { "frac", 3, x, y, 0, NULL, NULL } };
-	struct plot p = { "t", NULL, "x", "y", AXIS_LINEAR, AXIS_LINEAR, s, 1, NULL, 0, NULL };
+	struct plot_series s[] = { { "frac", 3, x, y, 0, NULL, NULL, NULL, 0, NULL } };
+	struct plot p = { "t", NULL, "x", "y", AXIS_LINEAR, AXIS_LINEAR, s, 1, NULL, 0, NULL, NULL, 0, 0, 0 };
 	struct out c = render(&p), again = render(&p);
 	t_check(c.rc == 0 && again.len == c.len && !memcmp(c.buf, again.buf, c.len),
 		"same plot, same bytes", "outputs differ");
@@ -734,8 +734,125 @@ static void test_panels(void)
 	free(all.buf);
 }
 
+/* Whether the tag starting at tag holds text. */
+static int in_tag(const char *tag, const char *text)
+{
+	const char *at = strstr(tag, text);
+	return at && at < strchr(tag, '>');
+}
+
+/* The x value of the frame (the rect with fill none) of each panel, and
+ * its width, in the panel's own coordinates. */
+static int frames(const char *doc, double *x, double *w, int max)
+{
+	int n = 0;
+	for (const char *r = strstr(doc, "<rect"); r && n < max; r = strstr(r + 1, "<rect")) {
+		const char *fill = strstr(r, " fill=\"none\"");
+		if (fill && fill < strchr(r, '>')) {
+			x[n] = attr(r, "x");
+			w[n++] = attr(r, "width");
+		}
+	}
+	return n;
+}
+
+/* What a bench plot promises: ticks at the sizes measured; a line dashed
+ * where the function streams and solid where it does not, changing
+ * halfway between; a colour the caller fixes; strong series wider and
+ * drawn over the others; stacked panels' plot areas aligned. */
+static void test_bench_promises(void)
+{
+	double x[4] = {2.0 * MiB, 16.0 * MiB, 128.0 * MiB, 1024.0 * MiB};
+	double y[4] = {10, 20, 30, 20}, z[4] = {30, 20, 10, 15};
+	int half[4] = {0, 0, 1, 1}, odd[4] = {1, 0, 1, 0};
+	struct plot_series s[2] = {
+		{.name = "auto", .count = 4, .x = x, .y = y, .dashed_at = half,
+		 .colour = "#123456", .strong = 1},
+		{.name = "stosb", .count = 4, .x = x, .y = z},
+	};
+	struct plot p = {.title = "t", .x_scale = AXIS_LOG2_BYTES,
+			 .y_scale = AXIS_LINEAR, .series = s, .nseries = 2,
+			 .x_marks = x, .nx_marks = 4};
+	struct out o = render(&p);
+	if (check_doc("bench promises", &o)) {
+		t_check(strstr(o.buf, ">2 MiB<") && strstr(o.buf, ">16 MiB<") &&
+			strstr(o.buf, ">128 MiB<") && strstr(o.buf, ">1 GiB<") &&
+			!strstr(o.buf, ">4 MiB<") && !strstr(o.buf, ">256 MiB<") &&
+			!strstr(o.buf, ">64 MiB<"),
+			"x marks: the sizes measured are the ticks, and only they",
+			"%s", o.buf);
+		const char *a = strstr(o.buf, "<title>auto</title>");
+		const char *b = strstr(o.buf, "<title>stosb</title>");
+		t_check(a && b && b < a, "strong: drawn over the others, though "
+			"listed first", "auto at %td, stosb at %td", a ? a - o.buf : -1,
+			b ? b - o.buf : -1);
+		/* auto: solid over 2 and 16 MiB to halfway, dashed on. */
+		const char *solid = a ? strstr(a, "<polyline") : NULL;
+		const char *dashed = solid ? strstr(solid + 1, "<polyline") : NULL;
+		const char *end = dashed ? strstr(dashed + 1, "<polyline") : NULL;
+		t_check(solid && dashed && !end &&
+			polyline_points(solid, 0) == 3 && polyline_points(dashed, 0) == 3 &&
+			!in_tag(solid, "stroke-dasharray") &&
+			in_tag(dashed, "stroke-dasharray") &&
+			in_tag(solid, "stroke=\"#123456\" stroke-width=\"3.4\"") &&
+			strstr(a, "fill=\"#123456\""),
+			"dashed_at: solid to halfway between the last cached and the "
+			"first streaming size, dashed from there; its own colour, wide",
+			"%s", a ? a : o.buf);
+	}
+	free(o.buf);
+	s[0].dashed_at = odd;
+	o = render(&p);
+	const char *a = o.buf ? strstr(o.buf, "<title>auto</title>") : NULL;
+	size_t lines = 0;
+	for (const char *l = a ? strstr(a, "<polyline") : NULL; l && l < strstr(a, "</g>");
+	     l = strstr(l + 1, "<polyline"))
+		lines++;
+	t_check(lines == 4, "dashed_at: a style change at every edge, four "
+		"stretches", "%zu polylines", lines);
+	free(o.buf);
+
+	/* Dense marks: every one ticked, labels only where they fit. */
+	double many[30], yy[30];
+	for (int i = 0; i < 30; i++) {
+		many[i] = 64.0 * (double)(1ull << i);
+		yy[i] = i;
+	}
+	struct plot_series d = {.name = "d", .count = 30, .x = many, .y = yy};
+	struct plot dense = {.title = "dense", .x_scale = AXIS_LOG2_BYTES,
+			     .y_scale = AXIS_LINEAR, .series = &d, .nseries = 1,
+			     .x_marks = many, .nx_marks = 30};
+	o = render(&dense);
+	size_t labels = count(o.buf ? o.buf : "", " text-anchor=\"middle\">");
+	t_check(o.rc == 0 && strstr(o.buf, ">64 B<") && labels >= 4 && labels < 30,
+		"x marks: 30 sizes, labels thinned to fit", "%zu labels", labels);
+	free(o.buf);
+
+	/* Two panels, legends of different widths: one x axis's pixels. */
+	struct plot two[2] = {p, p};
+	struct plot_series wide = {.name = "a legend entry much longer than the "
+				   "other panel's", .count = 4, .x = x, .y = y};
+	two[1].series = &wide;
+	two[1].nseries = 1;
+	two[1].compact = 1;
+	struct out all = {NULL, 0, -2};
+	FILE *f = open_memstream(&all.buf, &all.len);
+	if (f) {
+		all.rc = svg_plots(f, two, 2);
+		fclose(f);
+	}
+	double fx_[2] = {0}, fw[2] = {0};
+	int n = all.rc == 0 ? frames(all.buf, fx_, fw, 2) : 0;
+	t_check(n == 2 && fx_[0] == fx_[1] && fw[0] == fw[1],
+		"panels: their plot areas share left and right edges",
+		"%d frames: x %g and %g, widths %g and %g", n, fx_[0], fx_[1],
+		fw[0], fw[1]);
+	free(all.buf);
+}
+
 int main(void)
 {
+	test_bench_promises();
 	test_checkers();
 	test_distinct_colours();
 	test_bars_and_bands();

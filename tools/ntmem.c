@@ -28,8 +28,10 @@ static void usage(FILE *f)
 		   "Commands:\n");
 	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
 		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
-	fprintf(f, "\n'ntmem COMMAND --help' describes a command; "
-		   "see also ntmem(1).\n"
+	fprintf(f, "\n'ntmem COMMAND --help' describes a command and lists its own\n"
+		   "options; a short option may mean another thing in another\n"
+		   "command (-s is --size in bench, --stream-above in run).  See\n"
+		   "also ntmem(1).\n"
 		   "  -h, --help     show this help\n"
 		   "  -V, --version  show the version\n");
 }

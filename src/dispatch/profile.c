@@ -54,10 +54,20 @@ static int same_cpu(const struct profile *a, const struct profile *b)
 static int parse_line(struct profile *p, const char *key, const char *val)
 {
 	char *end;
-	if (!strcmp(key, "cpu.vendor")) {
-		if (strlen(val) >= sizeof p->vendor)
+	if (!strcmp(key, "cpu.vendor") || !strcmp(key, "made.effort")) {
+		char *dst = key[0] == 'c' ? p->vendor : p->effort;
+		size_t cap = key[0] == 'c' ? sizeof p->vendor : sizeof p->effort;
+		if (strlen(val) >= cap)
 			return -1;
-		strcpy(p->vendor, val);
+		strcpy(dst, val);
+		return 0;
+	}
+	if (!strcmp(key, "made.time")) {
+		errno = 0;
+		long long t = strtoll(val, &end, 10);
+		if (errno || end == val || *end || t <= 0)
+			return -1;
+		p->made = t;
 		return 0;
 	}
 	static const struct {
@@ -166,7 +176,7 @@ int ntm_profile_read(const char *path, const struct cpu *cpu,
 		snprintf(why, why_len, "corrupt: not an ntmem profile");
 		goto out;
 	}
-	if (format != NTM_PROFILE_FORMAT) {
+	if (format < NTM_PROFILE_FORMAT_OLDEST || format > NTM_PROFILE_FORMAT) {
 		snprintf(why, why_len, "format %u is %s than this library's %d%s",
 			 format, format > NTM_PROFILE_FORMAT ? "newer" : "older",
 			 NTM_PROFILE_FORMAT,
@@ -252,9 +262,10 @@ int ntm_profile_write(const char *path, const struct profile *p,
 	char text[8192];
 	size_t len = 0;
 	append(text, sizeof text, &len, "ntmem-profile %d\n", NTM_PROFILE_FORMAT);
+	/* What deleting it returns to (the CPU's recorded entry or the rule
+	 * for CPUs not recorded) is the writer's to say, in comment. */
 	append(text, sizeof text, &len,
-	       "# Written by ntmem calibrate; read by libntmem.  Delete it to\n"
-	       "# go back to the topology default.\n");
+	       "# Written by ntmem calibrate; read by libntmem.\n");
 	for (const char *c = comment; c && *c;) {
 		size_t n = strcspn(c, "\n");
 		append(text, sizeof text, &len, "# %.*s\n", (int)n, c);
@@ -266,6 +277,10 @@ int ntm_profile_write(const char *path, const struct profile *p,
 	       p->stepping, p->features);
 	append(text, sizeof text, &len, "cpu.l1d %zu\ncpu.l2 %zu\ncpu.l3 %zu\n",
 	       p->l1d, p->l2, p->l3);
+	if (p->effort[0])
+		append(text, sizeof text, &len, "made.effort %s\n", p->effort);
+	if (p->made > 0)
+		append(text, sizeof text, &len, "made.time %lld\n", p->made);
 	if (p->min_chunk)
 		append(text, sizeof text, &len, "parallel.min_chunk %zu\n",
 		       p->min_chunk);

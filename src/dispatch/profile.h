@@ -6,8 +6,11 @@
  * byte before that line), so truncation and corruption are detected.
  * Lines starting with '#' are comments.  Format 2 holds a ladder per call
  * class ("ladder.set vec_avx512:8388608,stosb:67108864,nt_avx512", with
- * "streaming.set nt_avx512"); format 1 held one threshold per operation
- * and is ignored.
+ * "streaming.set nt_avx512"); a class without one keeps the built-in
+ * ladder.  Format 3 adds how and when it was made ("made.effort quick",
+ * "made.time 1764786000", seconds since 1970 UTC), so that ntmem info can
+ * say so; format 2 is still read (made unknown), format 1 (one threshold
+ * per operation) is ignored.
  */
 #ifndef NTM_PROFILE_H
 #define NTM_PROFILE_H
@@ -16,7 +19,8 @@
 
 #include "cpu.h"
 
-#define NTM_PROFILE_FORMAT 2
+#define NTM_PROFILE_FORMAT 3
+#define NTM_PROFILE_FORMAT_OLDEST 2  /* still read */
 #define NTM_NAME_MAX 32
 
 /* One class's ladder as text, in ntm_ladder_parse()'s syntax; "" when
@@ -35,6 +39,10 @@ struct profile {
 	struct profile_ladder ladder[3]; /* indexed by enum ntmem_class */
 	size_t min_chunk;              /* parallel calls: bytes per thread;
 					  0: absent */
+	char effort[NTM_NAME_MAX];     /* "quick", "default", "thorough";
+					  "": not recorded */
+	long long made;                /* seconds since 1970 UTC; 0: not
+					  recorded */
 };
 
 /* A profile for cpu with no measured values yet. */

@@ -10,10 +10,14 @@
 #include <stddef.h>
 
 /*
- * Parse s as a whole number of bytes with an optional unit: B, K/KB/KiB,
+ * Parse s as a number of bytes with an optional unit: B, K/KB/KiB,
  * M/MB/MiB, G/GB/GiB, T/TB/TiB, case-insensitive, all powers of 1024 (as
- * perf bench reads them).  Returns 0 and sets *out, or returns -1 and
- * points *why at a static message ("bad unit", "too large", ...).
+ * perf bench reads them).  A bare number is bytes.  With a unit above B
+ * the number may have a decimal fraction ("1.5GB"), rounded to the
+ * nearest byte (a half up; digits past the 18th are ignored); a fraction
+ * of a byte ("1.5", "1.5B") is refused.  Returns
+ * 0 and sets *out, or returns -1 and points *why at a static message
+ * ("unknown unit ...", "too large", ...).
  */
 int ntm_parse_size(const char *s, size_t *out, const char **why);
 

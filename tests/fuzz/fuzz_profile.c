@@ -90,6 +90,9 @@ static void fp_same(const struct profile *a, const struct profile *b)
 			FUZZ_FAIL("profile: class %d reads back as '%s'/'%s', was "
 				  "'%s'/'%s'", c, b->ladder[c].rungs, b->ladder[c].streaming,
 				  a->ladder[c].rungs, a->ladder[c].streaming);
+	if (strcmp(a->effort, b->effort) || a->made != b->made)
+		FUZZ_FAIL("profile: made reads back as '%s' %lld, was '%s' %lld",
+			  b->effort, b->made, a->effort, a->made);
 }
 
 FUZZ_TARGET(profile)

@@ -1,7 +1,9 @@
 /* fuzz_size.c - the size parser, ntm_parse_size(), against an oracle
- * written from its contract in size.h: digits, optional blanks, then an
- * optional unit (B, K/KB/KiB, M/MB/MiB, G/GB/GiB, T/TB/TiB, any case,
- * powers of 1024); any other text, or a value past SIZE_MAX, fails.  And
+ * written from its contract in size.h: digits, optionally a decimal point
+ * and digits (up to 18 counted), optional blanks, then an optional unit
+ * (B, K/KB/KiB, M/MB/MiB, G/GB/GiB, T/TB/TiB, any case, powers of 1024),
+ * a fraction only with a unit above B and rounded to the nearest byte, a
+ * half up; any other text, or a value past SIZE_MAX, fails.  And
  * ntm_format_size() with any value and any buffer length. */
 #include <ctype.h>
 #include <strings.h>
@@ -19,15 +21,26 @@ static int fs_expect(const char *s, size_t *out)
 	const char *p = s;
 	if (!isdigit((unsigned char)*p))
 		return 0;
-	unsigned __int128 v = 0;
+	unsigned __int128 v = 0, num = 0, den = 1;
 	for (; isdigit((unsigned char)*p); p++)
 		if ((v = v * 10 + (unsigned)(*p - '0')) > SIZE_MAX)
 			return 0;
+	int point = *p == '.';
+	if (point && !isdigit((unsigned char)*++p))
+		return 0;
+	for (int d = 0; point && isdigit((unsigned char)*p); p++, d++)
+		if (d < 18) {
+			num = num * 10 + (unsigned)(*p - '0');
+			den *= 10;
+		}
 	while (*p == ' ')
 		p++;
 	for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
 		if (!strcasecmp(p, units[i])) {
-			v <<= shift[i];
+			if (point && !shift[i])
+				return 0;
+			/* round(num * 2^shift / den), a half up */
+			v = (v << shift[i]) + (2 * (num << shift[i]) + den) / (2 * den);
 			if (v > SIZE_MAX)
 				return 0;
 			*out = (size_t)v;

@@ -25,9 +25,10 @@ static void usage(FILE *f)
 		"can run, side by side in one run, against a baseline.\n"
 		"\n"
 		"Options:\n"
-		"  -s, --size LIST       sizes, comma-separated, with units B, KB, MB,\n"
-		"                        GB, TB or KiB, MiB, GiB, TiB (all powers of\n"
-		"                        1024); default 2MB,16MB,128MB,1024MB,4096MB\n"
+		"  -s, --size LIST       sizes, comma-separated: a bare number is bytes;\n"
+		"                        units B, KB, MB, GB, TB or KiB ... TiB, all\n"
+		"                        powers of 1024, may have a fraction (1.5GB);\n"
+		"                        default 2MB,16MB,128MB,1024MB,4096MB\n"
 		"  -f, --function LIST   functions to run, 'all' (default: ntmem's and\n"
 		"                        glibc), or 'help' to list them; the peers run\n"
 		"                        when named: 'shim' (libntmem-preload.so's own),\n"
@@ -58,9 +59,10 @@ static void usage(FILE *f)
 		"                        stosb or rep movsb, else glibc)\n"
 		"      --cpu N           pin to CPU N (default: the CPU it starts on)\n"
 		"      --threads LIST    run each function on N threads, for each N\n"
-		"                        in LIST ('all': every CPU allowed); auto as\n"
-		"                        NTMEM_F_PARALLEL calls, the others split into\n"
-		"                        N parts on N pinned threads (default 1)\n"
+		"                        in LIST ('all': every CPU allowed; more is\n"
+		"                        refused); auto as NTMEM_F_PARALLEL calls, the\n"
+		"                        others split into N parts on N pinned\n"
+		"                        threads (default 1)\n"
 		"      --json            one JSON object on stdout instead of the table\n"
 		"      --csv             CSV on stdout instead of the table\n"
 		"      --plot FILE.svg   also plot GB/s against size (see ntmem(1) for\n"
@@ -387,12 +389,23 @@ int bench_plan(struct bench_opts *o, struct cli_error *e)
 	if (o->value < 0)
 		o->value = o->op == NTMEM_OP_SET ? 0 : -1;  /* -1: random source */
 	drop_zero_only(o);
-	/* "all" is known only now: the CPUs this process may use. */
+	/* "all" is known only now: the CPUs this process may use.  More
+	 * threads than those would share CPUs and time the scheduler, not
+	 * the stores (3 threads on 2 CPUs ran at a fifth of one thread's
+	 * rate): refused, not measured. */
 	struct ntmem_parallel_info pi;
 	ntmem_parallel_info(&pi);
-	for (size_t i = 0; i < o->nthreads; i++)
+	for (size_t i = 0; i < o->nthreads; i++) {
+		char may[256];
 		if (!o->threads[i])
 			o->threads[i] = pi.cpus_allowed ? pi.cpus_allowed : 1;
+		if (pi.cpus_allowed && o->threads[i] > pi.cpus_allowed)
+			return cli_error(e, CLI_USAGE, "--threads: %u is more than the "
+					 "%u CPUs this process may use (%s); threads "
+					 "sharing a CPU measure the scheduler",
+					 o->threads[i], pi.cpus_allowed,
+					 allowed_cpus_text(may, sizeof may));
+	}
 	if (o->mix) {
 		o->nsizes = 0;  /* the mix draws its own */
 		return 0;
@@ -402,8 +415,11 @@ int bench_plan(struct bench_opts *o, struct cli_error *e)
 
 int bench_pin(struct bench_opts *o, struct cli_error *e)
 {
+	char allowed[256];
 	if (pin_here(&o->cpu))
-		return cli_error(e, CLI_USAGE, "--cpu: cannot run on CPU %d", o->cpu);
+		return cli_error(e, CLI_USAGE, "--cpu: cannot run on CPU %d (this "
+				 "process may use %s)", o->cpu,
+				 allowed_cpus_text(allowed, sizeof allowed));
 	return 0;
 }
 

@@ -114,7 +114,7 @@ int bench_measure(struct bench_opts *o, struct cli_error *e);
  * the size does not learn). */
 unsigned long bench_learn_calls(enum ntmem_op op, int value, size_t size);
 
-/* The reports (bench_report.c). */
+/* The reports (bench_report.c; the plot, bench_plot.c). */
 void bench_print_table(const struct bench_opts *o, const struct machine *m);
 void bench_print_json(const struct bench_opts *o, const struct machine *m);
 void bench_print_csv(const struct bench_opts *o);
@@ -126,7 +126,13 @@ void bench_skipped_json(struct json *j, const struct bench_opts *o);
  * results alone.  Its first line starts "# summary"; nothing when there
  * is no method to compare. */
 void bench_print_summary(const struct bench_opts *o, FILE *f);
-/* Returns 0, or -1 when nothing was measured. */
+/* "0x00 written", "source of random bytes": what the run wrote. */
+void bench_value_text(const struct bench_opts *o, char *buf, size_t len);
+/* The page backing obtained, if the same for every size. */
+const char *bench_pages_obtained(const struct bench_opts *o);
+/* GB/s against size, one line per function in its own colour, and auto
+ * over glibc in a panel below.  Returns 0, or -1 when nothing was
+ * measured. */
 int bench_write_plot(const struct bench_opts *o, const struct machine *m,
 		     FILE *f);
 void bench_list_functions(enum ntmem_op op);

@@ -1,5 +1,7 @@
 /* bench_report.c - what "ntmem bench" measured, as a table in the style
- * of perf bench mem, JSON, CSV or an SVG plot; and its list of functions. */
+ * of perf bench mem, JSON or CSV (the plot: bench_plot.c); and its list of
+ * functions. */
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -7,7 +9,6 @@
 #include "bench.h"
 #include "output/json.h"
 #include "util/size.h"
-#include "output/svg.h"
 
 void bench_list_functions(enum ntmem_op op)
 {
@@ -35,7 +36,7 @@ static const char *streams_text(int s)
 	return s < 0 ? "?" : s ? "yes" : "no";
 }
 
-static void value_text(const struct bench_opts *o, char *buf, size_t len)
+void bench_value_text(const struct bench_opts *o, char *buf, size_t len)
 {
 	if (o->value < 0)
 		snprintf(buf, len, "source of random bytes");
@@ -45,8 +46,7 @@ static void value_text(const struct bench_opts *o, char *buf, size_t len)
 		snprintf(buf, len, "source of bytes 0x%02x", o->value);
 }
 
-/* The page backing obtained, if the same for every size. */
-static const char *pages_obtained(const struct bench_opts *o)
+const char *bench_pages_obtained(const struct bench_opts *o)
 {
 	for (size_t i = 1; i < o->nresults; i++)
 		if (strcmp(o->results[i].pages, o->results[0].pages))
@@ -85,22 +85,26 @@ static void print_learned(const struct bench_opts *o)
 void bench_print_table(const struct bench_opts *o, const struct machine *m)
 {
 	char value[64], chunk[32], s[32];
-	value_text(o, value, sizeof value);
+	bench_value_text(o, value, sizeof value);
 	char calls[64];
 	if (o->loops)
 		snprintf(calls, sizeof calls, "%ld call%s", o->loops,
 			 o->loops == 1 ? "" : "s");
 	else
 		snprintf(calls, sizeof calls, "%s", "calls for about 20 ms");
-	printf("# ntmem bench %s: GB/s (10^9 bytes/s), mean and sample stdev of "
-	       "%ld run%s (%s each, after an eighth as many untimed, and at "
-	       "least twice the last-level cache)\n", op_name(o), o->runs,
-	       o->runs == 1 ? "" : "s", calls);
+	char runs[64];
+	if (o->runs == 1)
+		snprintf(runs, sizeof runs, "of 1 run (a stdev needs two: n/a)");
+	else
+		snprintf(runs, sizeof runs, "mean and sample stdev of %ld runs", o->runs);
+	printf("# ntmem bench %s: GB/s (10^9 bytes/s), %s (%s each, after an "
+	       "eighth as many untimed, and at least twice the last-level "
+	       "cache)\n", op_name(o), runs, calls);
 	printf("# cpu       %s, %u online, pinned to CPU %d\n", m->cpu,
 	       m->online_cpus, o->cpu);
 	printf("# kernel    %s, THP %s\n", m->kernel, m->thp);
 	printf("# pages     %s requested, %s\n", page_request_text(o->pages),
-	       pages_obtained(o));
+	       bench_pages_obtained(o));
 	printf("# value     %s\n", value);
 	if (o->chunk)
 		printf("# chunk     %s per call\n",
@@ -109,7 +113,7 @@ void bench_print_table(const struct bench_opts *o, const struct machine *m)
 	print_learned(o);
 	printf("\n");
 
-	int varied = strstr(pages_obtained(o), "varies") != NULL;
+	int varied = strstr(bench_pages_obtained(o), "varies") != NULL;
 	int threaded = o->nthreads > 1 || o->threads[0] > 1;
 	if (threaded)
 		printf("# threads   auto: NTMEM_F_PARALLEL calls; the others: the "
@@ -133,11 +137,16 @@ void bench_print_table(const struct bench_opts *o, const struct machine *m)
 		if (threaded)
 			snprintf(thr, sizeof thr, "%-3u ", r->threads);
 		int noisy = stats_noisy(&r->stats);
+		char sd[16];
 		any_noisy |= noisy;
-		printf("%10s  %-14s %s%-4s %9.2f%c (+- %5.2f) %9s%s%s\n",
+		if (isnan(r->stats.stdev))
+			snprintf(sd, sizeof sd, "%5s", "n/a");
+		else
+			snprintf(sd, sizeof sd, "%5.2f", r->stats.stdev);
+		printf("%10s  %-14s %s%-4s %9.2f%c (+- %s) %9s%s%s\n",
 		       r->size != last ? ntm_format_size(r->size, s, sizeof s) : "",
 		       r->fn->name, thr, streams_text(r->nontemporal), r->stats.mean,
-		       noisy ? '~' : ' ', r->stats.stdev, diff, varied ? "  " : "",
+		       noisy ? '~' : ' ', sd, diff, varied ? "  " : "",
 		       varied ? r->pages : "");
 		last = r->size;
 	}
@@ -166,7 +175,7 @@ void bench_skipped_json(struct json *j, const struct bench_opts *o)
 void bench_print_json(const struct bench_opts *o, const struct machine *m)
 {
 	char value[64];
-	value_text(o, value, sizeof value);
+	bench_value_text(o, value, sizeof value);
 	struct json j;
 	json_start(&j, stdout);
 	json_string(&j, "command", "bench");
@@ -185,7 +194,7 @@ void bench_print_json(const struct bench_opts *o, const struct machine *m)
 	size_t learned_from = 0;
 	json_uint(&j, "learned_calls", learned_calls(o, &learned_from));
 	json_string(&j, "page_request", page_request_name(o->pages));
-	json_string(&j, "pages_obtained", pages_obtained(o));
+	json_string(&j, "pages_obtained", bench_pages_obtained(o));
 	if (o->value < 0)
 		json_null(&j, "value");
 	else
@@ -231,58 +240,15 @@ void bench_print_csv(const struct bench_opts *o)
 	       "gbps_median,gbps_min,gbps_max,diff_pct,pages\n");
 	for (size_t i = 0; i < o->nresults; i++) {
 		const struct bench_result *r = &o->results[i];
-		printf("%s,%s,%s,%zu,%ld,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,\"%s\"\n",
+		/* No stdev of one run: an empty field, as JSON's null. */
+		char sd[32] = "";
+		if (!isnan(r->stats.stdev))
+			snprintf(sd, sizeof sd, "%.4f", r->stats.stdev);
+		printf("%s,%s,%s,%zu,%ld,%.4f,%s,%.4f,%.4f,%.4f,%.4f,\"%s\"\n",
 		       op_name(o), r->fn->name,
 		       r->nontemporal < 0 ? "" : r->nontemporal ? "true" : "false",
-		       r->size, o->runs, r->stats.mean, r->stats.stdev,
+		       r->size, o->runs, r->stats.mean, sd,
 		       r->stats.median, r->stats.min, r->stats.max, r->diff_pct,
 		       r->pages);
 	}
-}
-
-int bench_write_plot(const struct bench_opts *o, const struct machine *m,
-		      FILE *f)
-{
-	enum { MAX = BENCH_MAX_FNS * BENCH_MAX_THREADS };
-	static double xs[MAX][BENCH_MAX_SIZES], ys[MAX][BENCH_MAX_SIZES];
-	static double lo[MAX][BENCH_MAX_SIZES], hi[MAX][BENCH_MAX_SIZES];
-	static char names[MAX][48];
-	static struct plot_series series[MAX];
-	size_t nseries = o->nfns * o->nthreads;
-	for (size_t k = 0; k < nseries; k++) {
-		const struct fn *fn = &o->fns[k % o->nfns];
-		unsigned threads = o->threads[k / o->nfns];
-		size_t n = 0;
-		int streaming = 1;
-		for (size_t i = 0; i < o->nresults; i++)
-			if (o->results[i].fn == fn && o->results[i].threads == threads) {
-				const struct stats *st = &o->results[i].stats;
-				xs[k][n] = (double)o->results[i].size;
-				lo[k][n] = st->min;
-				hi[k][n] = st->max;
-				ys[k][n++] = st->mean;
-				streaming &= o->results[i].nontemporal == 1;
-			}
-		if (o->nthreads > 1 || threads > 1)
-			snprintf(names[k], sizeof names[k], "%s x%u", fn->name, threads);
-		else
-			snprintf(names[k], sizeof names[k], "%s", fn->name);
-		series[k] = (struct plot_series){.name = names[k], .count = n,
-						 .x = xs[k], .y = ys[k],
-						 .dashed = streaming,
-						 .lo = lo[k], .hi = hi[k]};
-	}
-	char title[64], subtitle[512], value[64], caption[128];
-	value_text(o, value, sizeof value);
-	snprintf(title, sizeof title, "ntmem bench %s", op_name(o));
-	snprintf(subtitle, sizeof subtitle, "%s, %s; %s; %s", m->cpu, m->kernel,
-		 pages_obtained(o), value);
-	snprintf(caption, sizeof caption, "Points: the mean of %ld run%s; bars: "
-		 "the slowest run to the fastest; dashed lines stream", o->runs,
-		 o->runs == 1 ? "" : "s");
-	struct plot p = {.title = title, .subtitle = subtitle, .x_label = "size",
-			 .y_label = "GB/s (10^9 bytes/s)", .x_scale = AXIS_LOG2_BYTES,
-			 .y_scale = AXIS_LINEAR, .series = series, .nseries = nseries,
-			 .caption = caption};
-	return svg_plot(f, &p);
 }

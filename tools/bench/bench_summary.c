@@ -2,6 +2,7 @@
  * method is fastest over which range of sizes, and how auto compares with
  * glibc, read from the run's own results.  A table of a dozen functions
  * at each size is the evidence; these lines are what it says. */
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,11 +30,35 @@ static const struct bench_result *find(const struct bench_opts *o,
 	return NULL;
 }
 
+/* a and b within their stdevs, or, from one run (no stdev), within the
+ * noise limit: auto running glibc's own function is not "faster still"
+ * than glibc by the chance of one run. */
+static int close(const struct bench_result *a, const struct bench_result *b)
+{
+	if (isnan(a->stats.stdev) || isnan(b->stats.stdev))
+		return fabs(a->stats.mean / b->stats.mean - 1) <= NOISE_LIMIT;
+	return stats_level(&a->stats, &b->stats);
+}
+
 /* The fastest method at one size, and the runner-up when the two are
- * level (within their stdevs), else NULL. */
+ * level (within their stdevs), else NULL; auto's row when it is faster
+ * than both, beyond their stdevs (its small path below a few hundred
+ * bytes is no method of the table), else NULL. */
 struct pick {
-	const struct bench_result *best, *level;
+	const struct bench_result *best, *level, *auto_ahead;
 };
+
+/* One line of the summary: the same fastest method, runner-up level
+ * with it, and auto ahead of both (running the same) or not. */
+static int same_pick(const struct pick *a, const struct pick *b)
+{
+	const char *ra = a->auto_ahead ? a->auto_ahead->dispatch : NULL;
+	const char *rb = b->auto_ahead ? b->auto_ahead->dispatch : NULL;
+	return a->best && b->best && a->best->fn == b->best->fn &&
+	       (a->level ? a->level->fn : NULL) == (b->level ? b->level->fn : NULL) &&
+	       !a->auto_ahead == !b->auto_ahead &&
+	       (ra && rb ? !strcmp(ra, rb) : ra == rb);
+}
 
 static struct pick fastest(const struct bench_opts *o, size_t size,
 			   unsigned threads)
@@ -50,9 +75,12 @@ static struct pick fastest(const struct bench_opts *o, size_t size,
 			second = r;
 		}
 	}
-	struct pick p = {best, NULL};
+	struct pick p = {best, NULL, NULL};
 	if (best && second && stats_level(&best->stats, &second->stats))
 		p.level = second;
+	const struct bench_result *a = find(o, FN_AUTO, size, threads);
+	if (best && a && a->stats.mean > best->stats.mean && !close(a, best))
+		p.auto_ahead = a;
 	return p;
 }
 
@@ -95,8 +123,32 @@ static const char *kind_text(const struct bench_result *r)
 									  : "";
 }
 
+/* "; auto faster still (+265%, running the small path)": the range of auto's
+ * lead over sizes[i..j), what auto ran at the first of them. */
+static void auto_ahead_text(const struct bench_opts *o, const size_t *sizes,
+			    size_t i, size_t j, unsigned threads, char *buf,
+			    size_t len)
+{
+	double lo = 0, hi = 0;
+	for (size_t k = i; k < j; k++) {
+		struct pick p = fastest(o, sizes[k], threads);
+		double d = (p.auto_ahead->stats.mean / p.best->stats.mean - 1) * 100;
+		lo = k == i || d < lo ? d : lo;
+		hi = k == i || d > hi ? d : hi;
+	}
+	const char *ran = fastest(o, sizes[i], threads).auto_ahead->dispatch;
+	char lead[48];
+	if (j - i == 1 || lo == hi)
+		snprintf(lead, sizeof lead, "%+.1f%%", lo);
+	else
+		snprintf(lead, sizeof lead, "%+.1f%% to %+.1f%%", lo, hi);
+	snprintf(buf, len, "; auto faster still (%s%s%s%s)", lead,
+		 ran ? ", running " : "", ran && !strcmp(ran, "small path") ? "the " : "",
+		 ran ? ran : "");
+}
+
 /* One line per run of sizes with the same fastest method (and the same
- * runner-up level with it). */
+ * runner-up level with it, and auto ahead of both or not). */
 static void print_winners(const struct bench_opts *o, const size_t *sizes,
 			  size_t n, unsigned threads, FILE *f)
 {
@@ -105,18 +157,20 @@ static void print_winners(const struct bench_opts *o, const size_t *sizes,
 		size_t j = i + 1;
 		for (; j < n; j++) {
 			struct pick q = fastest(o, sizes[j], threads);
-			if (!p.best || !q.best || q.best->fn != p.best->fn ||
-			    (q.level ? q.level->fn : NULL) != (p.level ? p.level->fn : NULL))
+			if (!same_pick(&p, &q))
 				break;
 		}
-		char span[80], level[64] = "";
+		char span[80], level[64] = "", ahead[128] = "";
 		if (p.best) {
 			if (p.level)
 				snprintf(level, sizeof level, " (%s level with it)",
 					 p.level->fn->name);
-			fprintf(f, "#   %-22s %s%s%s\n",
+			if (p.auto_ahead)
+				auto_ahead_text(o, sizes, i, j, threads, ahead,
+						sizeof ahead);
+			fprintf(f, "#   %-22s %s%s%s%s\n",
 				span_text(sizes[i], sizes[j - 1], span, sizeof span),
-				p.best->fn->name, kind_text(p.best), level);
+				p.best->fn->name, kind_text(p.best), level, ahead);
 		}
 		i = j;
 	}
@@ -190,7 +244,9 @@ void bench_print_summary(const struct bench_opts *o, FILE *f)
 		return;
 	fprintf(f, "\n# summary: the fastest method (a variant or glibc) by mean "
 		"GB/s;\n#   \"level\": the two rows differ by less than their "
-		"stdevs together\n");
+		"stdevs together;\n#   auto is not ranked (it runs one of the "
+		"methods, or its small path),\n#   but named where it is faster "
+		"still\n");
 	int threaded = o->nthreads > 1 || o->threads[0] > 1;
 	for (size_t t = 0; t < o->nthreads; t++) {
 		unsigned thr = o->threads[t];

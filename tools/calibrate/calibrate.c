@@ -37,13 +37,18 @@ static void usage(FILE *f)
 		"Usage: ntmem calibrate [OPTIONS]\n"
 		"Measure every variant this CPU runs on a grid of sizes, from 64 B\n"
 		"to 1 GiB, and fit a ladder for memset of zeros, memset of other\n"
-		"values and memcpy: which variant serves which sizes.  Write them\n"
-		"to the profile libntmem reads.\n"
+		"values and memcpy: which variant serves which sizes.  Where the fit\n"
+		"and the built-in ladder differ, time the two against each other in\n"
+		"two rounds: the fit replaces the built-in ladder only where it wins\n"
+		"both by more than their spread.  Write the result to the profile\n"
+		"libntmem reads.\n"
 		"\n"
 		"Options:\n"
-		"      --quick          about 15 s: 256 B-256 MiB, every 4x, 3 runs\n"
-		"      --thorough       several minutes: 64 B-4 GiB, 9 runs each\n"
-		"                       (default: 64 B-1 GiB, every 2x, 5 runs, <60 s)\n"
+		"      --quick          256 B-256 MiB, every 4x, 3 runs; about 30 s on\n"
+		"                       2 cores\n"
+		"      --thorough       64 B-4 GiB, 9 runs each; several minutes\n"
+		"                       (default: 64 B-1 GiB, every 2x, 5 runs; a minute\n"
+		"                       or two on 2 cores)\n"
 		"      --max-size SIZE  measure up to SIZE only (B, KB, MB, GB...;\n"
 		"                       the last rung then serves every larger size)\n"
 		"  -o, --output PATH    write the profile to PATH (default: the path\n"
@@ -145,8 +150,7 @@ static int parse(int argc, char **argv, struct cal_options *o,
 	return 0;
 }
 
-__attribute__((format(printf, 2, 3)))
-static void progress(const struct cal_options *o, const char *fmt, ...)
+void cal_progress(const struct cal_options *o, const char *fmt, ...)
 {
 	if (!o->progress)
 		return;
@@ -201,24 +205,22 @@ static int alloc_buffers(struct buffers *b, int copy, size_t size,
 	return 0;
 }
 
-/* Time cands[0..n) at size, interleaved over rounds: medians, paired
- * ratios to the best median and rounds won go into point slots idx[0..n). */
-static int time_point(const struct cal_options *o, struct cal_class *k,
-		      const size_t *idx, size_t n, size_t size, long rounds,
-		      struct fit_point *pt, struct cli_error *e)
+int cal_time_variants(const struct cal_options *o, const struct cal_class *k,
+		      const int *ids, size_t n, size_t size, long rounds,
+		      double *gbps, struct cli_error *e)
 {
 	struct trial trials[FIT_MAX_CANDS];
 	struct benchfn fns[FIT_MAX_CANDS];
 	long loops[FIT_MAX_CANDS];
-	double gbps[FIT_MAX_CANDS * MAX_ROUNDS];
 	enum ntmem_op op = k->copy ? NTMEM_OP_COPY : NTMEM_OP_SET;
 	struct buffers b;
 	if (alloc_buffers(&b, k->copy, size, e))
 		return -1;
-	for (size_t i = 0; i < n; i++) {
-		trials[i] = (struct trial){ntm_variant(k->cands[idx[i]].variant_id), op,
-					   b.dst.p, b.src.p, k->value};
-		fns[i] = (struct benchfn){k->cands[idx[i]].name, call_trial, &trials[i]};
+	for (size_t i = 0; i < n && i < FIT_MAX_CANDS; i++) {
+		trials[i] = (struct trial){ntm_variant(ids[i]), op, b.dst.p, b.src.p,
+					   k->value};
+		fns[i] = (struct benchfn){ntm_variant(ids[i])->name, call_trial,
+					  &trials[i]};
 	}
 	struct benchfn_plan plan = {fns, n, size, rounds, 0, cal_run_ns(o->effort, size),
 				    NULL, NULL, 0};
@@ -228,6 +230,22 @@ static int time_point(const struct cal_options *o, struct cal_class *k,
 	if (failed)
 		return cli_error(e, CLI_FAILED, "%s failed: %s",
 				 fns[res.failed].name, strerror(errno));
+	return 0;
+}
+
+/* Time cands[0..n) at size, interleaved over rounds: medians, paired
+ * ratios to the best median and rounds won go into point slots idx[0..n). */
+static int time_point(const struct cal_options *o, struct cal_class *k,
+		      const size_t *idx, size_t n, size_t size, long rounds,
+		      struct fit_point *pt, struct cli_error *e)
+{
+	double gbps[FIT_MAX_CANDS * MAX_ROUNDS];
+	int ids[FIT_MAX_CANDS] = {0};
+	for (size_t i = 0; i < n && i < FIT_MAX_CANDS; i++)
+		ids[i] = k->cands[idx[i]].variant_id;
+	if (cal_time_variants(o, k, ids, n, size, rounds, gbps, e))
+		return -1;
+	struct benchfn_result res = {gbps, NULL, 0};
 	size_t best = 0, next = n > 1 ? 1 : 0;
 	double med[FIT_MAX_CANDS];
 	for (size_t i = 0; i < n; i++) {
@@ -320,7 +338,7 @@ static int measure_grid(const struct cal_options *o, struct cal_class *k,
 		size_t n = candidates_at(k, k->npoints, idx);
 		struct fit_point *pt = &k->points[k->npoints];
 		memset(pt, 0, sizeof *pt);
-		progress(o, "%s at %s", k->label, ntm_format_size(size, s, sizeof s));
+		cal_progress(o, "%s at %s", k->label, ntm_format_size(size, s, sizeof s));
 		if (measure_point(o, k, idx, n, size, pt, e))
 			return -1;
 		k->npoints++;
@@ -348,7 +366,7 @@ static int pick_streaming(const struct cal_options *o, struct cal_class *k,
 	for (size_t i = 0; i < trial.ncands; i++)
 		idx[i] = i;
 	char s[32];
-	progress(o, "%s: streaming variants at %s", k->label,
+	cal_progress(o, "%s: streaming variants at %s", k->label,
 		 ntm_format_size(size, s, sizeof s));
 	struct fit_point *pt = &k->pick;
 	memset(pt, 0, sizeof *pt);
@@ -387,7 +405,7 @@ static int refine_edges(const struct cal_options *o, struct cal_class *k,
 				break;
 			memset(&pt, 0, sizeof pt);
 			char s[32];
-			progress(o, "%s: edge near %s", k->label,
+			cal_progress(o, "%s: edge near %s", k->label,
 				 ntm_format_size(mid, s, sizeof s));
 			if (measure_point(o, k, idx, 2, mid, &pt, e))
 				return -1;
@@ -476,7 +494,7 @@ static int calibrate_class(const struct cal_options *o, struct cal_class *k,
 	if (fit_ladder(&in, &k->fit))
 		return cli_error(e, CLI_FAILED, "%s: nothing measured at some size",
 				 k->label);
-	return refine_edges(o, k, e);
+	return refine_edges(o, k, e) || cal_confirm(o, k, e) ? -1 : 0;
 }
 
 /* The largest grid size up to max whose buffers fit in memory. */
@@ -549,8 +567,10 @@ int cmd_calibrate(int argc, char **argv)
 		cli_usage_error("no profile path (%s); use --output PATH", why);
 	if (!o.dry_run && cal_check_output(path, &e))
 		cli_exit(&e);
+	char allowed[256];
 	if (pin_here(&o.cpu))
-		cli_usage_error("--cpu: cannot run on CPU %d", o.cpu);
+		cli_usage_error("--cpu: cannot run on CPU %d (this process may use "
+				"%s)", o.cpu, allowed_cpus_text(allowed, sizeof allowed));
 	o.progress = cli_progress_wanted();
 	find_entry_loops(&o);
 

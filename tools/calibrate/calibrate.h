@@ -8,6 +8,7 @@
 #include "output/cli.h"
 #include "measure/functions.h"
 #include "ladder_fit.h"
+#include "ladder_merge.h"
 #include "measure/measure.h"
 
 struct effort {
@@ -39,6 +40,15 @@ static inline double cal_run_ns(const struct effort *ef, size_t size)
 {
 	return size >= LONG_RUNS_FROM ? ef->long_run_ns : ef->run_ns;
 }
+
+/* A grid size where the fit and the built-in ladder pick different
+ * variants, timed against each other in two rounds (ladder_merge.h). */
+struct cal_check {
+	size_t size;
+	int fit, builtin;          /* variant ids */
+	double median[2], spread[2]; /* per round: fit over built-in */
+	int won;                   /* both rounds: the fit serves here */
+};
 
 /* A size measured between two grid sizes to place a rung's edge. */
 struct cal_refinement {
@@ -73,6 +83,15 @@ struct cal_class {
 	 * decide, so the built-in ladder's variant there counts as tied. */
 	size_t undecided[FIT_MAX_POINTS];
 	size_t nundecided;
+	/* Against the built-in ladder (calibrate_confirm.c): the sizes where
+	 * it and the fit differ, and the ladder written, the fit only where
+	 * it won both rounds. */
+	struct merge_ladder builtin, fitted, written;
+	struct cal_check checks[FIT_MAX_POINTS];
+	size_t nchecks;
+	long check_runs;           /* runs per round */
+	int too_many_rungs;        /* the merge needed more than a ladder holds */
+	int keeps_builtin;         /* written is the built-in ladder */
 };
 
 /* How sure a fitted rung is, over the sizes it won. */
@@ -116,6 +135,23 @@ int cal_parallel(const struct cal_options *o, const struct cal_class *zero,
 		 unsigned char *buf, size_t hi, struct cal_parallel *r,
 		 struct cli_error *e);
 
+/* A progress line on a terminal's standard error (o->progress). */
+void cal_progress(const struct cal_options *o, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* Time variants ids[0..n) at size over rounds interleaved rounds, as the
+ * entry points call them: their GB/s into gbps[i * rounds + round].
+ * Returns 0, or -1 with a CLI_FAILED error. */
+int cal_time_variants(const struct cal_options *o, const struct cal_class *k,
+		      const int *ids, size_t n, size_t size, long rounds,
+		      double *gbps, struct cli_error *e);
+
+/* Time the fit against the built-in ladder where they differ, twice, and
+ * set k->written: the fit where it won both rounds, the built-in ladder
+ * elsewhere.  Returns 0, or -1 with an error. */
+int cal_confirm(const struct cal_options *o, struct cal_class *k,
+		struct cli_error *e);
+
 /* The profile path can be written: checked before measuring. */
 int cal_check_output(const char *path, struct cli_error *e);
 
@@ -123,13 +159,20 @@ int cal_check_output(const char *path, struct cli_error *e);
 int cal_write_profile(const struct cal_options *o, const struct cal_class *k,
 		      const char *path, struct cli_error *e);
 
-/* The ladder of k in words: "vec_avx512 up to 8 MiB, then stosb, streams
- * from 64 MiB (nt_avx512)". */
-void cal_words(const struct cal_class *k, char *buf, size_t len);
+/* A ladder in words: "vec_avx512 up to 8 MiB, then stosb, streams from
+ * 64 MiB (nt_avx512)"; and as profiles and NTMEM_TUNABLES write it. */
+void cal_words(const struct merge_ladder *l, char *buf, size_t len);
+void cal_ladder_text(const struct merge_ladder *l, char *buf, size_t len);
 
-/* Print the report: text, or JSON with o->json.  path: the profile
- * written (or the --output of a dry run), or NULL. */
+/* What was decided for k, in a sentence: the built-in ladder kept, the
+ * fit written, or both in part. */
+const char *cal_outcome(const struct cal_class *k);
+
+/* Print the report: text, or JSON with o->json (calibrate_json.c).
+ * path: the profile written (or the --output of a dry run), or NULL. */
 void cal_report(const struct cal_options *o, const struct cal_class *k,
 		const char *path, int written);
+void cal_report_json(const struct cal_options *o, const struct cal_class *k,
+		     const char *path, int written);
 
 #endif

@@ -32,13 +32,10 @@ static int call_par(void *arg, size_t size)
 	return ntmem_set_opts(p->dst, 0, size, &opts) ? 0 : -1;
 }
 
-/* The variant k's ladder gives size. */
+/* The variant the ladder to be written gives size. */
 static const struct variant *rung_for(const struct cal_class *k, size_t size)
 {
-	unsigned r = 0;
-	while (r + 1 < k->fit.count && size >= k->fit.rungs[r].to)
-		r++;
-	return ntm_variant(k->cands[k->fit.rungs[r].cand].variant_id);
+	return ntm_variant(merge_pick(&k->written, size));
 }
 
 int cal_parallel(const struct cal_options *o, const struct cal_class *zero,

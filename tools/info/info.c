@@ -6,10 +6,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
-#include "introspect.h"
 #include "output/cli.h"
 #include "commands.h"
+#include "introspect.h"
 #include "measure/measure.h"
 #include "output/json.h"
 #include "ntmem.h"
@@ -76,6 +77,45 @@ static const char *origin_text(enum ntmem_origin o,
 	return buf;
 }
 
+/* How and when the loaded profile was made, from the file (the policy
+ * keeps its ladders, not this): its effort ("quick") and its time in UTC,
+ * each "" when the profile does not record it (format 2) or cannot be
+ * read again.  Returns 0 when the file was read. */
+static int profile_made(const struct ntmem_policy_status *st, char *effort,
+			size_t effort_len, char *when, size_t when_len)
+{
+	static struct profile prof;
+	char why[256];
+	effort[0] = when[0] = '\0';
+	if (!st->profile_loaded || !st->profile_path ||
+	    ntm_profile_read(st->profile_path, ntm_cpu(), &prof, why, sizeof why))
+		return -1;
+	snprintf(effort, effort_len, "%s", prof.effort);
+	time_t t = (time_t)prof.made;
+	struct tm tm;
+	if (prof.made > 0 && gmtime_r(&t, &tm))
+		strftime(when, when_len, "%Y-%m-%d %H:%M UTC", &tm);
+	return 0;
+}
+
+/* "made 2026-12-03 18:00 UTC by ntmem calibrate --quick (...)". */
+static void print_profile_made(const struct ntmem_policy_status *st)
+{
+	char effort[32], when[64];
+	if (profile_made(st, effort, sizeof effort, when, sizeof when))
+		return;
+	if (!effort[0] && !when[0]) {
+		printf("               made: not recorded (an older ntmem calibrate)\n");
+		return;
+	}
+	printf("               made %s by ntmem calibrate%s%s%s\n",
+	       when[0] ? when : "at a time not recorded",
+	       !strcmp(effort, "default") || !effort[0] ? "" : " --",
+	       !strcmp(effort, "default") ? "" : effort,
+	       !strcmp(effort, "quick") ? " (3 runs a size, every 4x: a full "
+	       "'ntmem calibrate' measures more)" : "");
+}
+
 /* "[513 B, 32 KiB)" or "[64 MiB, ...)". */
 static const char *range_text(size_t from, size_t to, char *buf, size_t len)
 {
@@ -121,11 +161,13 @@ static void print_builtin(const char *label, const char *how,
 	const char *plan = cpu->planned_how;
 	size_t n = plan ? strlen(plan) : 0;
 	char l3[32], short_plan[64];
+	ntm_format_size(cpu->planned.l3, l3, sizeof l3);
+	/* No L3 used (none reported, or none that can be trusted): the
+	 * sentence above says why, once. */
 	if (cpu->planned.l3)
-		snprintf(short_plan, sizeof short_plan, "the L3 used (%s)",
-			 ntm_format_size(cpu->planned.l3, l3, sizeof l3));
+		snprintf(short_plan, sizeof short_plan, "the L3 used (%s)", l3);
 	else
-		snprintf(short_plan, sizeof short_plan, "the L3 used (none trusted)");
+		snprintf(short_plan, sizeof short_plan, "the caches used (no L3)");
 	printf("  %-12s ", label);
 	for (const char *p = how; *p;) {
 		const char *at = n ? strstr(p, plan) : NULL;
@@ -281,6 +323,7 @@ static void print_text(void)
 	}
 	printf("  profile      %s%s%s\n", st.profile_path ? st.profile_path : "",
 	       st.profile_path ? ": " : "", st.profile_status);
+	print_profile_made(&st);
 	if (machine_first_use())
 		printf("  first use    %s\n", machine_first_use());
 	struct ntmem_parallel_info pi;
@@ -439,6 +482,10 @@ static void print_json(void)
 	json_string(&j, "path", st.profile_path);
 	json_string(&j, "status", st.profile_status);
 	json_bool(&j, "loaded", st.profile_loaded);
+	char effort[32], when[64];
+	profile_made(&st, effort, sizeof effort, when, sizeof when);
+	json_string(&j, "effort", effort[0] ? effort : NULL);
+	json_string(&j, "made", when[0] ? when : NULL);
 	json_end(&j);
 	json_string(&j, "tunables", st.tunables);
 	json_bool(&j, "preloaded", ntmem_preloaded());

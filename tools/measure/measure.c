@@ -244,6 +244,25 @@ unsigned allowed_cpus(int *cpus, unsigned max)
 	return ntm_process_cpus(cpus, max);
 }
 
+const char *allowed_cpus_text(char *buf, size_t len)
+{
+	static int cpus[CPU_SETSIZE];
+	unsigned n = allowed_cpus(cpus, CPU_SETSIZE);
+	size_t used = (size_t)snprintf(buf, len, n == 0 ? "no CPU known"
+					       : n == 1 ? "CPU " : "CPUs ");
+	for (unsigned i = 0; i < n && used < len;) {
+		unsigned j = i;
+		while (j + 1 < n && cpus[j + 1] == cpus[j] + 1)
+			j++;
+		used += (size_t)(j == i ? snprintf(buf + used, len - used, "%s%d",
+						   i ? "," : "", cpus[i])
+				 : snprintf(buf + used, len - used, "%s%d-%d",
+					    i ? "," : "", cpus[i], cpus[j]));
+		i = j + 1;
+	}
+	return buf;
+}
+
 int current_cpu(void)
 {
 	return sched_getcpu();
@@ -281,7 +300,7 @@ struct stats stats_of(double *v, size_t n)
 	for (size_t i = 0; i < n; i++)
 		sq += (v[i] - s.mean) * (v[i] - s.mean);
 	/* Sample standard deviation, as perf bench reports it. */
-	s.stdev = n > 1 ? sqrt(sq / (double)(n - 1)) : 0.0;
+	s.stdev = n > 1 ? sqrt(sq / (double)(n - 1)) : NAN;
 	s.median = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 	s.min = v[0];
 	s.max = v[n - 1];

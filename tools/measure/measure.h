@@ -67,6 +67,9 @@ int pin_to_cpu(int cpu);
  * pin_to_cpu(): at most max of them, ascending, into cpus[].  Returns
  * how many (0 if the mask cannot be read). */
 unsigned allowed_cpus(int *cpus, unsigned max);
+/* The same as people read it, for a --cpu error: "CPUs 0-3,8" or
+ * "CPU 2" ("no CPU known" if the mask cannot be read).  Returns buf. */
+const char *allowed_cpus_text(char *buf, size_t len);
 /* The CPU the calling thread runs on now, or -1. */
 int current_cpu(void);
 
@@ -86,7 +89,9 @@ static inline uint64_t now_ns(void)
 struct stats {
 	double mean, stdev, median, min, max;
 };
-/* Statistics of v[0..n); sorts v. */
+/* Statistics of v[0..n); sorts v.  The stdev is the sample's, NAN for
+ * fewer than two values (one run has no spread to show: reports print
+ * "n/a", JSON null). */
 struct stats stats_of(double *v, size_t n);
 
 /* The median of v[0..n); sorts v. */

@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/size.h"
+
 #define WIDTH      900   /* the image never gets smaller than this */
 #define HEIGHT     560
 #define MIN_PLOT_W 440   /* keep at least this much plot beside the legend */
@@ -306,19 +308,30 @@ static size_t data_range(const struct plot *p, double r[4])
 	return n;
 }
 
-/* Stroke attributes of series k, shared by its line and legend sample. */
-static void style(FILE *f, size_t k, const struct plot_series *s)
+/* Series k's colour: its own, else the palette's k-th. */
+static const char *colour(size_t k, const struct plot_series *s)
 {
-	fprintf(f, " stroke=\"%s\" stroke-width=\"1.8\"%s", palette[k % NCOLOURS],
-		s->dashed ? " stroke-dasharray=\"7,4\"" : "");
+	return s->colour ? s->colour : palette[k % NCOLOURS];
 }
 
-/* Colours repeat after NCOLOURS series; the repeats get hollow markers. */
-static void marker(FILE *f, size_t k, double x, double y)
+/* Stroke attributes of series k, shared by its line and legend sample:
+ * a strong series is drawn twice as wide. */
+static void style(FILE *f, size_t k, const struct plot_series *s, int dashed)
 {
-	fprintf(f, "<circle cx=\"%s\" cy=\"%s\" r=\"3\" fill=\"%s\" stroke=\"%s\" stroke-width=\"1.5\"/>\n",
-		fx(x, 2).s, fx(y, 2).s, k < NCOLOURS ? palette[k] : "white",
-		palette[k % NCOLOURS]);
+	fprintf(f, " stroke=\"%s\" stroke-width=\"%s\"%s", colour(k, s),
+		s->strong ? "3.4" : "1.6",
+		dashed ? s->strong ? " stroke-dasharray=\"9,5\""
+				   : " stroke-dasharray=\"7,4\"" : "");
+}
+
+/* Colours repeat after NCOLOURS series; the repeats get hollow markers.
+ * A strong series' markers are larger. */
+static void marker(FILE *f, size_t k, const struct plot_series *s, double x,
+		   double y)
+{
+	fprintf(f, "<circle cx=\"%s\" cy=\"%s\" r=\"%s\" fill=\"%s\" stroke=\"%s\" stroke-width=\"1.5\"/>\n",
+		fx(x, 2).s, fx(y, 2).s, s->strong ? "4.5" : "3",
+		s->colour || k < NCOLOURS ? colour(k, s) : "white", colour(k, s));
 }
 
 /* Series k's error bars: a thin line from lo to hi at each point, with
@@ -330,7 +343,7 @@ static void draw_bars(FILE *f, const struct plot *p, size_t k,
 	if (!s->lo || !s->hi)
 		return;
 	fprintf(f, "<g stroke=\"%s\" stroke-width=\"1\" stroke-opacity=\"0.7\">\n",
-		palette[k % NCOLOURS]);
+		colour(k, s));
 	for (size_t i = 0; i < s->count; i++) {
 		if (!point_ok(p, s, i) || !bar_ok(p, s->lo, i) || !bar_ok(p, s->hi, i))
 			continue;
@@ -347,6 +360,70 @@ static void draw_bars(FILE *f, const struct plot *p, size_t k,
 	fputs("</g>\n", f);
 }
 
+/* The polylines of one series, split where the line turns from solid to
+ * dashed: a run of edges of one style is one polyline.  open is the style
+ * of the polyline being written, -1 when none is. */
+struct pen {
+	FILE *f;
+	size_t k;
+	const struct plot_series *s;
+	int open;
+};
+
+/* Continue from (x0, y0), where the line is, in style dashed: a new
+ * polyline starting there when the style changes. */
+static void pen_from(struct pen *pen, int dashed, double x0, double y0)
+{
+	if (pen->open == dashed)
+		return;
+	if (pen->open >= 0)
+		fputs("\"/>\n", pen->f);
+	fputs("<polyline fill=\"none\"", pen->f);
+	style(pen->f, pen->k, pen->s, dashed);
+	fprintf(pen->f, " points=\"%s,%s", fx(x0, 2).s, fx(y0, 2).s);
+	pen->open = dashed;
+}
+
+static void pen_edge(struct pen *pen, int dashed, double x0, double y0,
+		     double x1, double y1)
+{
+	pen_from(pen, dashed, x0, y0);
+	fprintf(pen->f, " %s,%s", fx(x1, 2).s, fx(y1, 2).s);
+}
+
+/* The line through series k's points: one polyline in its style, or,
+ * with dashed_at, solid and dashed stretches, an edge between a dashed
+ * and a solid point changing halfway. */
+static void draw_line(FILE *f, const struct plot *p, size_t k,
+		      const struct axis *ax, const struct axis *ay)
+{
+	const struct plot_series *s = &p->series[k];
+	struct pen pen = {f, k, s, -1};
+	double px = 0, py = 0;
+	int pd = 0, have = 0;
+	for (size_t i = 0; i < s->count; i++) {
+		if (!point_ok(p, s, i))
+			continue;
+		double x = to_px(ax, to_units(p->x_scale, s->x[i]));
+		double y = to_px(ay, to_units(p->y_scale, s->y[i]));
+		int d = s->dashed_at ? !!s->dashed_at[i] : !!s->dashed;
+		if (!have) {
+			pen_from(&pen, d, x, y);
+		} else if (d == pd) {
+			pen_edge(&pen, d, px, py, x, y);
+		} else {
+			pen_edge(&pen, pd, px, py, (px + x) / 2, (py + y) / 2);
+			pen_edge(&pen, d, (px + x) / 2, (py + y) / 2, x, y);
+		}
+		px = x;
+		py = y;
+		pd = d;
+		have++;
+	}
+	if (pen.open >= 0)
+		fputs("\"/>\n", f);
+}
+
 static void draw_series(FILE *f, const struct plot *p, size_t k,
 			const struct axis *ax, const struct axis *ay)
 {
@@ -359,20 +436,12 @@ static void draw_series(FILE *f, const struct plot *p, size_t k,
 		return;
 	fputs("<g>\n<title>", f);
 	put_escaped(f, s->name);
-	fputs("</title>\n<polyline fill=\"none\"", f);
-	style(f, k, s);
-	fputs(" points=\"", f);
-	for (size_t i = 0, j = 0; i < s->count; i++) {
-		if (point_ok(p, s, i))
-			fprintf(f, "%s%s,%s", j++ ? " " : "",
-				fx(to_px(ax, to_units(p->x_scale, s->x[i])), 2).s,
-				fx(to_px(ay, to_units(p->y_scale, s->y[i])), 2).s);
-	}
-	fputs("\"/>\n", f);
+	fputs("</title>\n", f);
+	draw_line(f, p, k, ax, ay);
 	draw_bars(f, p, k, ax, ay);
 	for (size_t i = 0; i < s->count; i++) {
 		if (point_ok(p, s, i))
-			marker(f, k, to_px(ax, to_units(p->x_scale, s->x[i])),
+			marker(f, k, s, to_px(ax, to_units(p->x_scale, s->x[i])),
 			       to_px(ay, to_units(p->y_scale, s->y[i])));
 	}
 	fputs("</g>\n", f);
@@ -443,8 +512,9 @@ static void draw_axes(FILE *f, const struct plot *p, const struct axis *ax,
 	}
 	fputs("</g>\n<g fill=\"#222222\">\n", f);
 	for (int i = 0; i < ax->nticks; i++)
-		text(f, to_px(ax, ax->tick[i]), b + 20, " text-anchor=\"middle\"",
-		     ax->label[i]);
+		if (ax->label[i][0])
+			text(f, to_px(ax, ax->tick[i]), b + 20,
+			     " text-anchor=\"middle\"", ax->label[i]);
 	for (int i = 0; i < ay->nticks; i++)
 		text(f, l - 9, to_px(ay, ay->tick[i]) + 4, " text-anchor=\"end\"",
 		     ay->label[i]);
@@ -483,28 +553,68 @@ static void draw_legend(FILE *f, const struct plot *p, double x, double y,
 			continue;
 		}
 		line(f, x + 8, cy, x + 36, cy);
-		style(f, k, &p->series[k]);
+		style(f, k, &p->series[k], p->series[k].dashed);
 		fputs("/>\n", f);
-		marker(f, k, x + 22, cy);
+		marker(f, k, &p->series[k], x + 22, cy);
 		text(f, x + 44, cy + 4, "", p->series[k].name);
+	}
+}
+
+static int by_value(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+/* Ticks at p->x_marks alone (the sizes measured, so that every point sits
+ * on a labelled line), inside the shown range; a label only where it
+ * clears the one before it, the tick and grid line everywhere. */
+static void mark_axis(struct axis *a, const struct plot *p)
+{
+	double v[MAX_TICKS];
+	int n = 0;
+	for (size_t i = 0; i < p->nx_marks && n < MAX_TICKS; i++)
+		if (usable(a->scale, p->x_marks[i]))
+			v[n++] = p->x_marks[i];
+	qsort(v, (size_t)n, sizeof *v, by_value);
+	a->nticks = a->nminor = 0;
+	double last = -INFINITY;
+	for (int i = 0; i < n; i++) {
+		double u = to_units(a->scale, v[i]);
+		if ((i && v[i] == v[i - 1]) || u < a->lo || u > a->hi)
+			continue;
+		char *label = a->label[a->nticks];
+		a->tick[a->nticks++] = u;
+		if (a->scale == AXIS_LOG2_BYTES && v[i] < 0x1p63)
+			ntm_format_size((size_t)v[i], label, sizeof a->label[0]);
+		else
+			snprintf(label, sizeof a->label[0], "%s",
+				 fx(v[i], v[i] == floor(v[i]) ? 0 : 2).s);
+		if (to_px(a, u) - last < LABEL_GAP)
+			label[0] = '\0';
+		else
+			last = to_px(a, u);
 	}
 }
 
 /* Where everything of one plot goes. */
 struct layout {
 	struct axis ax, ay;   /* with the plot area's pixels */
-	double width, height, legend_w;
+	double width, height, legend_w, left;
 };
 
-/* Lay p out in an image at least min_w wide.  Returns 0, or -1 when p
- * has nothing to draw. */
-static int plan(const struct plot *p, double min_w, struct layout *L)
+/* Lay p out in an image at least as wide as common's, its plot area
+ * starting no further left and its legend no narrower (so that stacked
+ * panels share their x axis's pixels).  Returns 0, or -1 when p has
+ * nothing to draw. */
+static int plan(const struct plot *p, const struct layout *common,
+		struct layout *L)
 {
 	double r[4];
 	if (!p || !data_range(p, r))
 		return -1;
 	set_axis(&L->ay, p->y_scale, r[2], r[3],
-		 p->y_scale == AXIS_LINEAR && r[2] >= 0, 10);
+		 p->y_scale == AXIS_LINEAR && r[2] >= 0 && !p->y_from_data, 10);
 
 	/* Left to right: y label, y tick labels, plot area, legend. */
 	double label_w = 0, name_w = 0;
@@ -513,9 +623,10 @@ static int plan(const struct plot *p, double min_w, struct layout *L)
 	for (size_t k = 0; k < legend_rows(p); k++)
 		name_w = fmax(name_w, text_width(k < p->nseries ? p->series[k].name
 						 : p->bands[k - p->nseries].name));
-	double left = fmax(64, 46 + label_w);
-	L->legend_w = 52 + name_w;
-	L->width = ceil(fmax(fmax(WIDTH, min_w),
+	double left = fmax(common->left, fmax(64, 46 + label_w));
+	L->left = left;
+	L->legend_w = fmax(common->legend_w, 52 + name_w);
+	L->width = ceil(fmax(fmax(WIDTH, common->width),
 			     fmax(left + MIN_PLOT_W + 20 + L->legend_w + 12,
 				  left + text_width(p->caption) + 12)));
 	double right = L->width - 12 - L->legend_w - 20;
@@ -528,11 +639,14 @@ static int plan(const struct plot *p, double min_w, struct layout *L)
 	double top = p->subtitle ? 72 : 52;
 	double legend_h = (double)legend_rows(p) * ROW + 12;
 	double caption_h = p->caption ? 22 : 0;
-	L->height = ceil(fmax(HEIGHT, top + legend_h + 62) + caption_h);
+	L->height = ceil(fmax(p->compact ? HEIGHT * 0.65 : HEIGHT,
+			      top + legend_h + 62) + caption_h);
 	L->ax.p0 = left;
 	L->ax.p1 = right;
 	L->ay.p0 = L->height - 62 - caption_h;
 	L->ay.p1 = top;
+	if (p->x_marks)
+		mark_axis(&L->ax, p);
 	return 0;
 }
 
@@ -551,8 +665,11 @@ static void draw_plot(FILE *f, const struct plot *p, const struct layout *L)
 	draw_axes(f, p, &L->ax, &L->ay);
 	for (size_t k = 0; p->bands && k < p->nbands; k++)
 		draw_band(f, p, k, &L->ax, &L->ay);
-	for (size_t k = 0; k < p->nseries; k++)
-		draw_series(f, p, k, &L->ax, &L->ay);
+	/* The strong series last, over the others. */
+	for (int strong = 0; strong < 2; strong++)
+		for (size_t k = 0; k < p->nseries; k++)
+			if (!p->series[k].strong == !strong)
+				draw_series(f, p, k, &L->ax, &L->ay);
 	/* Frame after the lines, so no line or marker covers it. */
 	fprintf(f, "<rect x=\"%s\" y=\"%s\" width=\"%s\" height=\"%s\" fill=\"none\" stroke=\"#333333\"/>\n",
 		fx(left, 2).s, fx(top, 2).s, fx(right - left, 2).s,
@@ -566,17 +683,22 @@ static void draw_plot(FILE *f, const struct plot *p, const struct layout *L)
 int svg_plots(FILE *f, const struct plot *p, size_t n)
 {
 	struct layout *L = f && p && n ? calloc(n, sizeof *L) : NULL;
-	double width = 0, height = 0;
+	struct layout common = {.width = 0};
+	double height = 0;
 	int any = 0;
-	/* Lay out twice: once for the widest panel, then all at its width. */
+	/* Lay out twice: once for the widest panel, its widest legend and
+	 * tick labels, then all with those. */
 	for (int pass = 0; L && pass < 2; pass++)
 		for (size_t i = 0; i < n; i++) {
-			if (plan(&p[i], width, &L[i]))
+			if (plan(&p[i], &common, &L[i]))
 				continue;
 			any = 1;
-			width = fmax(width, L[i].width);
+			common.width = fmax(common.width, L[i].width);
+			common.left = fmax(common.left, L[i].left);
+			common.legend_w = fmax(common.legend_w, L[i].legend_w);
 			height += pass ? L[i].height : 0;
 		}
+	double width = common.width;
 	if (!any) {
 		free(L);
 		return -1;
@@ -588,7 +710,7 @@ int svg_plots(FILE *f, const struct plot *p, size_t n)
 		fx(height, 0).s, fx(width, 0).s, fx(height, 0).s);
 	double y = 0;
 	for (size_t i = 0; i < n; i++) {
-		if (plan(&p[i], width, &L[i]))
+		if (plan(&p[i], &common, &L[i]))
 			continue;
 		if (y > 0)
 			fprintf(f, "<g transform=\"translate(0,%s)\">\n", fx(y, 0).s);

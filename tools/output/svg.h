@@ -1,11 +1,12 @@
 /* svg.h - line plots as standalone SVG files, for --plot.
  *
- * One polyline with markers per series, each in its own colour (up to 20
- * series), optional error bars and reference bands, a legend, labelled
- * axes with tick labels; x and y can each be linear or logarithmic (base
- * 2 ticks for sizes); several plots can be stacked as panels.  Points
- * with a non-finite or, on a log axis, non-positive coordinate are left
- * out of their line. */
+ * A line with markers per series, each in its own colour (up to 20
+ * series, or a colour the caller fixes), optional error bars and
+ * reference bands, a legend, labelled axes with tick labels; x and y can
+ * each be linear or logarithmic (base 2 ticks for sizes), and x can be
+ * ticked at the values measured instead; several plots can be stacked as
+ * panels.  Points with a non-finite or, on a log axis, non-positive
+ * coordinate are left out of their line. */
 #ifndef NTM_SVG_H
 #define NTM_SVG_H
 
@@ -20,6 +21,14 @@ struct plot_series {
 	const double *lo, *hi;   /* an error bar from lo[i] to hi[i] at each
 				    point, or NULL for none; the plot's
 				    caption says what they span */
+	const char *colour;      /* "#rrggbb", so that a name keeps its
+				    colour from plot to plot; NULL: the
+				    palette's, by the series' index */
+	int strong;              /* drawn wider, over the others */
+	const int *dashed_at;    /* per point, or NULL (then dashed): the
+				    line is dashed between two dashed points
+				    and changes halfway between a dashed
+				    and a solid one */
 };
 
 /* A reference band, e.g. a control's range: a grey area from lo[i] to
@@ -44,14 +53,23 @@ struct plot {
 	size_t nbands;
 	const char *caption;     /* a line under the plot, or NULL: what the
 				    bars and bands mean */
+	const double *x_marks;   /* tick (and label, where they fit) x at
+				    these values only, e.g. the sizes
+				    measured; NULL: ticks at round values */
+	size_t nx_marks;
+	int y_from_data;         /* a linear y axis spans the data only,
+				    instead of starting at 0 */
+	int compact;             /* a shorter panel, as a ratio under the
+				    main plot */
 };
 
 /* Write the plot to f.  Returns 0, or -1 if there is nothing to draw. */
 int svg_plot(FILE *f, const struct plot *p);
 
 /* n plots as panels, one under another, in one image of their common
- * width; a panel with nothing to draw is left out.  Returns 0, or -1 if
- * no panel has anything to draw. */
+ * width, their plot areas' left and right edges aligned; a panel with
+ * nothing to draw is left out.  Returns 0, or -1 if no panel has
+ * anything to draw. */
 int svg_plots(FILE *f, const struct plot *p, size_t n);
 
 #endif

@@ -82,8 +82,10 @@ static int concurrent_start(struct mode_run *m, struct cli_error *e)
 		pthread_join(v->id, NULL);
 		err = v->pin_errno;
 		free(v);
-		return cli_error(e, CLI_USAGE, "--victim-cpu: cannot run on CPU %d: %s",
-				 o->victim_cpu, strerror(err));
+		char allowed[256];
+		return cli_error(e, CLI_USAGE, "--victim-cpu: cannot run on CPU %d: "
+				 "%s (this process may use %s)", o->victim_cpu,
+				 strerror(err), allowed_cpus_text(allowed, sizeof allowed));
 	}
 	sleep_ns(5000000);
 	m->thread = v;

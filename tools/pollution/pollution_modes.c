@@ -370,8 +370,9 @@ static int set_up(struct ctx *c, struct cli_error *e)
 	const struct popts *o = c->o;
 	char why[256];
 	if (pin_to_cpu(o->cpu))
-		return cli_error(e, CLI_USAGE, "--cpu: cannot run on CPU %d: %s",
-				 o->cpu, strerror(errno));
+		return cli_error(e, CLI_USAGE, "--cpu: cannot run on CPU %d: %s "
+				 "(this process may use %s)", o->cpu, strerror(errno),
+				 allowed_cpus_text(why, sizeof why));
 	size_t vmax = 0;
 	for (size_t i = 0; i < o->nvictims; i++)
 		vmax = o->victims[i] > vmax ? o->victims[i] : vmax;

@@ -234,12 +234,15 @@ static int plan_cpus(struct popts *o, struct cli_error *e)
 	if (sched_getaffinity(0, sizeof allowed, &allowed))
 		return cli_error(e, CLI_USAGE, "cannot read this process's CPU "
 				 "affinity: %s", strerror(errno));
+	char may[256];
 	if (o->cpu >= 0 && !CPU_ISSET(o->cpu, &allowed))
 		return cli_error(e, CLI_USAGE, "--cpu: CPU %d is not available to this "
-				 "process", o->cpu);
+				 "process (it may use %s)", o->cpu,
+				 allowed_cpus_text(may, sizeof may));
 	if (o->victim_cpu >= 0 && !CPU_ISSET(o->victim_cpu, &allowed))
 		return cli_error(e, CLI_USAGE, "--victim-cpu: CPU %d is not available "
-				 "to this process", o->victim_cpu);
+				 "to this process (it may use %s)", o->victim_cpu,
+				 allowed_cpus_text(may, sizeof may));
 	if (o->cpu < 0)
 		o->cpu = next_cpu(&allowed, 0, -1);
 	if (o->cpu < 0)

@@ -40,15 +40,17 @@ static void usage(FILE *f)
 		"every method pays for the kernel clearing every page.\n"
 		"\n"
 		"Options:\n"
-		"  -s, --size SIZE       bytes to map, with a unit (B, KB, MB, GB, TB\n"
-		"                        or KiB ... TiB, all powers of 1024); default\n"
+		"  -s, --size SIZE       bytes to map: a bare number is bytes; units B,\n"
+		"                        KB, MB, GB, TB or KiB ... TiB, all powers of\n"
+		"                        1024, may have a fraction (1.5GB); default\n"
 		"                        1 GiB, less where memory is short (half of\n"
 		"                        what is available at most)\n"
 		"  -p, --page SIZE       4KB (default), 2MB or 1GB: hugetlb pages of that\n"
 		"                        size if reserved, else THP (madvise); the header\n"
 		"                        says what was obtained\n"
 		"  -t, --threads N|all   threads for ntmem_populate, 1-64, or every CPU\n"
-		"                        this process may use (default all)\n"
+		"                        this process may use (default all; more\n"
+		"                        than those is refused)\n"
 		"  -r, --runs N          runs of each method, interleaved (default 5)\n"
 		"      --json            one JSON object on stdout instead of the table\n"
 		"  -h, --help            show this help\n"
@@ -142,6 +144,13 @@ int populate_parse(int argc, char **argv, struct populate_opts *o,
 	}
 	struct ntmem_parallel_info info;
 	ntmem_parallel_info(&info);
+	/* More threads than CPUs would share them: refused, as bench does. */
+	if (info.cpus_allowed && (unsigned long)o->threads > info.cpus_allowed) {
+		char may[256];
+		return cli_error(e, CLI_USAGE, "--threads: %ld is more than the %u "
+				 "CPUs this process may use (%s)", o->threads,
+				 info.cpus_allowed, allowed_cpus_text(may, sizeof may));
+	}
 	/* A call gives no thread less than the minimum chunk (or a page):
 	 * report the threads it can use, not more. */
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);

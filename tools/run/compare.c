@@ -9,7 +9,9 @@
  * cache.  Like hyperfine: medians, the range, the ratio.  Each run's
  * standard output is hashed, not shown, to say whether the shim changed
  * what the program wrote.  Standard input is /dev/null, so every run
- * reads the same.
+ * reads the same.  What ntmem run says of the runs goes to its standard
+ * error, as --report's does and time(1)'s: standard output is the
+ * command's, often sent to /dev/null or a file.
  */
 #define _GNU_SOURCE
 #include "run.h"
@@ -126,8 +128,8 @@ static void print_arms(const struct arm *arms, int narms, long n,
 		       struct summary *s)
 {
 	char w[32], lo[32], hi[32], u[32], sy[32];
-	printf("  %-11s %11s  %-23s %11s %11s  %9s %9s\n", "arm", "wall", "wall range",
-	       "user", "sys", "wall", "user+sys");
+	fprintf(stderr, "  %-11s %11s  %-23s %11s %11s  %9s %9s\n", "arm", "wall",
+		"wall range", "user", "sys", "wall", "user+sys");
 	for (int a = 0; a < narms; a++) {
 		s[a] = summarize(&arms[a], n);
 		format_seconds(s[a].wall, w, sizeof w);
@@ -137,12 +139,13 @@ static void print_arms(const struct arm *arms, int narms, long n,
 		format_seconds(s[a].sys, sy, sizeof sy);
 		char range[80];
 		snprintf(range, sizeof range, "%s - %s", lo, hi);
-		printf("  %-11s %11s  %-23s %11s %11s", arms[a].name, w, range, u, sy);
+		fprintf(stderr, "  %-11s %11s  %-23s %11s %11s", arms[a].name, w,
+			range, u, sy);
 		if (a == ARM_WITHOUT)
-			printf("  %9s %9s\n", "(base)", "(base)");
+			fprintf(stderr, "  %9s %9s\n", "(base)", "(base)");
 		else
-			printf("  %8.3fx %8.3fx\n", s[a].wall / s[0].wall,
-			       (s[a].user + s[a].sys) / (s[0].user + s[0].sys));
+			fprintf(stderr, "  %8.3fx %8.3fx\n", s[a].wall / s[0].wall,
+			        (s[a].user + s[a].sys) / (s[0].user + s[0].sys));
 	}
 }
 
@@ -155,10 +158,10 @@ static void print_spread(const struct arm *arms, int narms, const struct summary
 		double spread = (s[a].wall_max - s[a].wall_min) / s[a].wall;
 		if (spread < base_spread)
 			spread = base_spread;
-		printf("  %s: wall time %+.1f%%, %s the runs' spread (%.1f%%)\n",
-		       arms[a].name, 100 * change,
-		       change > spread || -change > spread ? "beyond" : "within",
-		       100 * spread);
+		fprintf(stderr, "  %s: wall time %+.1f%%, %s the runs' spread (%.1f%%)\n",
+		        arms[a].name, 100 * change,
+		        change > spread || -change > spread ? "beyond" : "within",
+		        100 * spread);
 	}
 }
 
@@ -175,24 +178,24 @@ static int print_output(const struct arm *arms, int narms, long n)
 	char size[32];
 	ntm_format_size(arms[0].runs[0].out_bytes, size, sizeof size);
 	if (same_across) {
-		printf("  standard output: identical in all %ld runs (%s, FNV-1a "
-		       "%016llx)\n", n * narms, size,
-		       (unsigned long long)arms[0].runs[0].hash);
+		fprintf(stderr, "  standard output: identical in all %ld runs (%s, FNV-1a "
+		        "%016llx)\n", n * narms, size,
+		        (unsigned long long)arms[0].runs[0].hash);
 		return 0;
 	}
 	if (!same_within) {
-		printf("  standard output: differs from run to run within an arm: "
-		       "the command's output is not deterministic, so it cannot "
-		       "tell whether the shim changed it\n");
+		fprintf(stderr, "  standard output: differs from run to run within an arm: "
+		        "the command's output is not deterministic, so it cannot "
+		        "tell whether the shim changed it\n");
 		return 0;
 	}
-	printf("  standard output: DIFFERS between the arms, while each arm's "
-	       "runs agree:");
+	fprintf(stderr, "  standard output: DIFFERS between the arms, while each arm's "
+	        "runs agree:");
 	for (int a = 0; a < narms; a++)
-		printf(" %s %016llx (%llu bytes)%s", arms[a].name,
-		       (unsigned long long)arms[a].runs[0].hash,
-		       (unsigned long long)arms[a].runs[0].out_bytes,
-		       a + 1 < narms ? "," : "\n");
+		fprintf(stderr, " %s %016llx (%llu bytes)%s", arms[a].name,
+		        (unsigned long long)arms[a].runs[0].hash,
+		        (unsigned long long)arms[a].runs[0].out_bytes,
+		        a + 1 < narms ? "," : "\n");
 	return 1;
 }
 
@@ -200,10 +203,10 @@ static void print_header(const struct run_options *o, int narms)
 {
 	char cmd[512];
 	cli_format_command(o->command, cmd, sizeof cmd);
-	printf("ntmem run --compare %ld: %s\n  %ld runs per arm after one "
-	       "warm-up each, the %d arms taking turns, each round starting\n"
-	       "  with the next; stdin /dev/null, stdout hashed\n", o->compare,
-	       cmd, o->compare, narms);
+	fprintf(stderr, "ntmem run --compare %ld: %s\n  %ld runs per arm after one "
+	        "warm-up each, the %d arms taking turns, each round starting\n"
+	        "  with the next; stdin /dev/null, stdout hashed\n", o->compare,
+	        cmd, o->compare, narms);
 }
 
 int run_compare(const struct run_options *o, const char *shim)

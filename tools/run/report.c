@@ -1,7 +1,7 @@
 /*
  * report.c - the report of "ntmem run --report" and --report-json, from
  * the merged records: who ran, what they called at which sizes, which
- * path served each size, and whether streaming applies.
+ * path served each size, and the verdicts (verdict.c).
  */
 #define _GNU_SOURCE
 #include "report.h"
@@ -14,164 +14,7 @@
 #include "output/json.h"
 #include "util/size.h"
 
-#define WINDOW_SHARE 0.90  /* the verdict's "most bytes" */
 #define PROGRAMS_MAX 256
-
-static const char *const class_bytes[3] = {
-	"the bytes cleared (memset of zeros)",
-	"the bytes set to other values",
-	"the bytes copied",
-};
-static const char *const class_calls[3] = {
-	"memset of zeros", "memset of other values", "copies",
-};
-
-/* Per bucket, summed over the lines of one class. */
-struct class_sums {
-	uint64_t calls[NTM_RECORD_BUCKETS], bytes[NTM_RECORD_BUCKETS];
-};
-
-static void sum_class(const struct tree *t, int cls, struct class_sums *s,
-		      struct verdict *v)
-{
-	memset(s, 0, sizeof *s);
-	for (unsigned line = 0; line < NTM_RECORD_LINES; line++) {
-		if (tree_line_class(line) != cls)
-			continue;
-		for (unsigned k = 0; k < NTM_RECORD_BUCKETS; k++)
-			for (unsigned key = 0; key < TREE_PATH_KEYS; key++) {
-				const struct ntm_record_cell *c = &t->line[line].cell[k][key];
-				s->calls[k] += c->calls;
-				s->bytes[k] += c->bytes;
-				if (tree_path_streams(key)) {
-					v->streamed_calls += c->calls;
-					v->streamed_bytes += c->bytes;
-				}
-			}
-	}
-	for (unsigned k = 0; k < NTM_RECORD_BUCKETS; k++) {
-		v->calls += s->calls[k];
-		v->bytes += s->bytes[k];
-	}
-}
-
-/* The fewest adjacent buckets that hold WINDOW_SHARE of w (bytes, or
- * calls when no call wrote a byte). */
-static void find_window(const uint64_t *w, uint64_t total, struct verdict *v)
-{
-	unsigned best = NTM_RECORD_BUCKETS + 1;
-	for (unsigned lo = 0; lo < NTM_RECORD_BUCKETS; lo++) {
-		uint64_t sum = 0;
-		for (unsigned hi = lo; hi < NTM_RECORD_BUCKETS && hi - lo < best; hi++) {
-			sum += w[hi];
-			if ((double)sum >= WINDOW_SHARE * (double)total) {
-				best = hi - lo;
-				v->lo = lo;
-				v->hi = hi;
-				v->window_share = (double)sum / (double)total;
-				break;
-			}
-		}
-	}
-}
-
-/* Where the command's ladder for cls streams. */
-static void find_streaming(const struct tree *t, int cls, struct verdict *v)
-{
-	const struct ntm_record_ladder *l = &t->header.ladder[cls];
-	for (unsigned i = 0; t->have_header && i < l->count && i < NTMEM_LADDER_MAX; i++) {
-		const struct variant *var = ntm_variant(l->variant[i]);
-		int streams = var && ntm_streams(var);
-		if (streams && !v->streams_from) {
-			v->streams_from = i ? l->to[i - 1] : t->header.small_max + 1;
-			v->stream_variant = var->name;
-		} else if (!streams && v->streams_from) {
-			v->streams_to = l->to[i - 1];
-			break;
-		}
-	}
-}
-
-static const char *percent(double share, char *buf, size_t len)
-{
-	if (share > 0 && share < 0.01)
-		snprintf(buf, len, "under 1%%");
-	else
-		snprintf(buf, len, "%.0f%%", 100 * share);
-	return buf;
-}
-
-/* "calls of [16 KiB, 4 MiB)": the window, its top no higher than cap. */
-static void window_label(const struct verdict *v, uint64_t cap, char *buf,
-			 size_t len)
-{
-	char a[32], b[32];
-	uint64_t from = ntm_record_bucket_from(v->lo);
-	uint64_t to = ntm_record_bucket_to(v->hi);
-	if (cap && (!to || to > cap))
-		to = cap;
-	if (v->hi == 0)
-		snprintf(buf, len, "calls of 0 bytes");
-	else if (!to)
-		snprintf(buf, len, "calls of %s and more",
-			 ntm_format_size(from, a, sizeof a));
-	else  /* to is not included, as in the tables' [from, to) */
-		snprintf(buf, len, "calls of %s to %s",
-			 ntm_format_size(from, a, sizeof a),
-			 ntm_format_size(to, b, sizeof b));
-}
-
-static void write_verdict(struct verdict *v)
-{
-	char share[32], window[96], from[32], to[48] = "";
-	const char *bytes = class_bytes[v->cls];
-	double streamed = v->bytes ? (double)v->streamed_bytes / (double)v->bytes
-				   : (double)v->streamed_calls / (double)v->calls;
-	window_label(v, v->streams_from, window, sizeof window);
-	percent(v->window_share, share, sizeof share);
-	if (!v->streams_from) {
-		snprintf(v->text, sizeof v->text, "%s of %s were in %s. This "
-			 "machine's ladder for %s has no streaming rung, so ntmem "
-			 "never streams them here (ntmem run --stream-above forces "
-			 "it).", share, bytes, window, class_calls[v->cls]);
-		return;
-	}
-	ntm_format_size(v->streams_from, from, sizeof from);
-	if (v->streams_to) {
-		char b[32];
-		snprintf(to, sizeof to, " to %s",
-			 ntm_format_size(v->streams_to, b, sizeof b));
-	}
-	if (streamed >= 0.5)
-		snprintf(v->text, sizeof v->text, "%s of %s were in calls this "
-			 "machine streams (from %s%s, %s): streaming applies to "
-			 "this program.", percent(streamed, share, sizeof share),
-			 bytes, from, to, v->stream_variant);
-	else if (v->streamed_calls)
-		snprintf(v->text, sizeof v->text, "%s of %s were in %s; only %s "
-			 "were in calls this machine streams (from %s%s, %s): "
-			 "streaming applies to a small part of this program.",
-			 share, bytes, window, percent(streamed, (char[32]){0}, 32),
-			 from, to, v->stream_variant);
-	else
-		snprintf(v->text, sizeof v->text, "%s of %s were in %s, below "
-			 "where this machine streams (from %s): streaming does not "
-			 "apply to this program.", share, bytes, window, from);
-}
-
-int report_verdict(const struct tree *t, int cls, struct verdict *v)
-{
-	struct class_sums s;
-	memset(v, 0, sizeof *v);
-	v->cls = cls;
-	sum_class(t, cls, &s, v);
-	if (!v->calls)
-		return 0;
-	find_window(v->bytes ? s.bytes : s.calls, v->bytes ? v->bytes : v->calls, v);
-	find_streaming(t, cls, v);
-	write_verdict(v);
-	return 1;
-}
 
 /* ------------------------------------------------------------------ */
 /* Per function                                                        */
@@ -394,7 +237,7 @@ void report_text(FILE *f, const struct tree *t, const struct run_outcome *o,
 	for (int cls = 0; cls < 3; cls++) {
 		struct verdict v;
 		if (report_verdict(t, cls, &v))
-			fprintf(f, "  %s: %s\n", class_calls[cls], v.text);
+			fprintf(f, "  %s: %s\n", verdict_class_name(cls), v.text);
 	}
 }
 
@@ -510,6 +353,10 @@ static void json_verdicts(struct json *j, const struct tree *t)
 			json_uint(j, "streams_from", v.streams_from);
 		else
 			json_null(j, "streams_from");
+		if (v.streams_to)
+			json_uint(j, "streams_to", v.streams_to);
+		else
+			json_null(j, "streams_to");
 		json_uint(j, "window_from", ntm_record_bucket_from(v.lo));
 		if (ntm_record_bucket_to(v.hi))
 			json_uint(j, "window_to", v.hi ? ntm_record_bucket_to(v.hi) : 1);
