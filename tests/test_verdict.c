@@ -320,6 +320,30 @@ static void check_not_streamed(const struct ntm_record_ladder *shape)
 		"'%s'", v.text);
 }
 
+/* Calls the learning sent to a streaming candidate below the ladder's
+ * streaming band: the verdict says streaming applies, and that the
+ * learning chose it, for all of the streamed bytes; calls the ladder
+ * streams itself are not counted as learned. */
+static void check_learned(const struct ntm_record_ladder *shape)
+{
+	struct verdict v;
+	tree_with(shape, NTMEM_CLASS_COPY, 256);
+	add_calls(NTMEM_CLASS_COPY, shape->variant[1], 90, 2 * MiB);
+	add_calls(NTMEM_CLASS_COPY, shape->variant[0], 10, 2 * MiB);
+	report_verdict(&tree, NTMEM_CLASS_COPY, &v);
+	t_check(strstr(v.text, "90% of the bytes copied were streamed") &&
+			strstr(v.text, "for 100% of them learning on real calls chose it") &&
+			strstr(v.text, "streaming applies to this program"),
+		"verdict: streaming the learning chose below the ladder's band", "'%s'",
+		v.text);
+	tree_with(shape, NTMEM_CLASS_COPY, 256);
+	add_calls(NTMEM_CLASS_COPY, shape->variant[1], 10, 16 * MiB);
+	report_verdict(&tree, NTMEM_CLASS_COPY, &v);
+	t_check(!strstr(v.text, "learning"),
+		"verdict: streaming where the ladder streams is not called learned",
+		"'%s'", v.text);
+}
+
 /* The best-ranked registry variant of op and role, run here or not (the
  * verdict reads names and roles only); zero_only as asked. */
 static int by_role(enum ntmem_op op, enum ntmem_role role, int zero_only)
@@ -369,6 +393,7 @@ static int check_made_up(void)
 	for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
 		check_ladder(shapes[i].what, &shapes[i].l, shapes[i].cls, 256);
 	check_not_streamed(&shapes[0].l);
+	check_learned(&shapes[0].l);
 	return 1;
 }
 

@@ -178,6 +178,31 @@ static void describe_bands(const struct tree *t, int cls, const struct band *b,
 	}
 }
 
+/* The class's bytes (calls, when none wrote a byte) that streamed in
+ * buckets no streaming band of the ladder covers: learning on real calls
+ * chose streaming there (ntmem(3)). */
+static uint64_t learned_streaming(const struct tree *t, const struct verdict *v,
+				  const struct band *b, unsigned n)
+{
+	uint64_t sum = 0;
+	for (unsigned k = 1; k < NTM_RECORD_BUCKETS; k++) {
+		uint64_t from = ntm_record_bucket_from(k), to = ntm_record_bucket_to(k);
+		int covered = 0;
+		for (unsigned i = 0; i < n; i++)
+			covered |= from >= b[i].from && (!b[i].to || (to && to <= b[i].to));
+		if (covered)
+			continue;
+		for (unsigned line = 0; line < NTM_RECORD_LINES; line++)
+			for (unsigned key = 0; tree_line_class(line) == v->cls &&
+					       key < TREE_PATH_KEYS; key++) {
+				const struct ntm_record_cell *c = &t->line[line].cell[k][key];
+				if (tree_path_streams(key))
+					sum += v->bytes ? c->bytes : c->calls;
+			}
+	}
+	return sum;
+}
+
 /* Where the window of most bytes lies against the streaming bands. */
 enum where { BELOW, ABOVE, BETWEEN, AROUND, WITHIN };
 
@@ -261,10 +286,18 @@ static void write_verdict(const struct tree *t, struct verdict *v)
 	sum_paths(t, v, v->lo, v->hi, w);
 	name_paths(w, 0, others, sizeof others);
 	percent(streamed, streamed_pct, sizeof streamed_pct);
+	uint64_t learned = learned_streaming(t, v, b, n);
+	char learned_pct[32], by_learning[96] = "";
+	if (learned)
+		snprintf(by_learning, sizeof by_learning, "; for %s of them learning "
+			 "on real calls chose it over the ladder",
+			 percent((double)learned / (double)(v->bytes ? v->streamed_bytes
+							     : v->streamed_calls),
+				 learned_pct, sizeof learned_pct));
 	if (streamed >= 0.5) {
 		snprintf(v->text, sizeof v->text, "%s of %s were streamed, by %s (this "
-			 "machine streams %s): streaming applies to this program.",
-			 streamed_pct, bytes, streamers, bands);
+			 "machine streams %s%s): streaming applies to this program.",
+			 streamed_pct, bytes, streamers, bands, by_learning);
 		return;
 	}
 	enum where at = window_where(v, b, n);
@@ -275,8 +308,8 @@ static void write_verdict(const struct tree *t, struct verdict *v)
 		return;
 	if (v->streamed_calls)
 		snprintf(v->text + used, sizeof v->text - used, "; %s were streamed, "
-			 "by %s: streaming applies to a small part of this program.",
-			 streamed_pct, streamers);
+			 "by %s%s: streaming applies to a small part of this program.",
+			 streamed_pct, streamers, by_learning);
 	else if (at == AROUND || at == WITHIN)
 		snprintf(v->text + used, sizeof v->text - used, ", but none was "
 			 "streamed (%s served them): streaming does not apply to "
