@@ -1,6 +1,9 @@
 /* pollution_aggressors.c - "ntmem pollution": the aggressors that are not
  * one function of the list: the idle control, hinted, streamread, and the
- * consumer that rereads a destination. */
+ * consumer that rereads a destination; and timing one aggressor call,
+ * which every mode does. */
+#include <errno.h>
+#include <math.h>
 #include <stdint.h>
 
 #include "measure/benchfn.h"
@@ -97,4 +100,54 @@ int pol_run(struct ctx *c, const struct fn *f)
 	if (pol_is_streamread(f))
 		return run_streamread(c, f);
 	return fn_run(f, c->dst.p, c->src.p, c->o->size, 0);
+}
+
+volatile uintptr_t pol_sink;
+
+/* A refused call is never timed: the first one is kept here and ends the
+ * measurement (pollution_modes.c). */
+static const struct fn *refused;
+static int refused_errno;
+
+const struct fn *pol_refused(int *err)
+{
+	if (err)
+		*err = refused_errno;
+	return refused;
+}
+
+void pol_refused_clear(void)
+{
+	refused = NULL;
+}
+
+uint64_t pol_aggress(struct ctx *c, const struct fn *f)
+{
+	uint64_t t0 = now_ns();
+	if (!f)
+		return 0;
+	if (pol_is_idle(f)) {
+		uint64_t t;
+		while ((t = now_ns()) - t0 < c->idle_ns[f->op])
+			;
+		return t - t0;
+	}
+	int failed = pol_run(c, f);
+	if (failed && !refused) {
+		refused = f;
+		refused_errno = errno;
+	}
+	return now_ns() - t0;
+}
+
+double pol_gbps(size_t bytes, double ns)
+{
+	return ns > 0 ? (double)bytes / ns : NAN;
+}
+
+void pol_count(const struct perf_values *a, const struct perf_values *b,
+	       double *misses, double *refs)
+{
+	*misses += (double)(b->misses - a->misses);
+	*refs += (double)(b->refs - a->refs);
 }

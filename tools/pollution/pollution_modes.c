@@ -12,44 +12,6 @@
 #include "pollution_modes.h"
 #include "util/size.h"
 
-volatile uintptr_t pol_sink;
-
-/* A refused call is never timed: the first one is kept here and ends the
- * measurement (see run_mode). */
-static const struct fn *refused;
-static int refused_errno;
-
-uint64_t pol_aggress(struct ctx *c, const struct fn *f)
-{
-	uint64_t t0 = now_ns();
-	if (!f)
-		return 0;
-	if (pol_is_idle(f)) {
-		uint64_t t;
-		while ((t = now_ns()) - t0 < c->idle_ns[f->op])
-			;
-		return t - t0;
-	}
-	int failed = pol_run(c, f);
-	if (failed && !refused) {
-		refused = f;
-		refused_errno = errno;
-	}
-	return now_ns() - t0;
-}
-
-double pol_gbps(size_t bytes, double ns)
-{
-	return ns > 0 ? (double)bytes / ns : NAN;
-}
-
-void pol_count(const struct perf_values *a, const struct perf_values *b,
-	       double *misses, double *refs)
-{
-	*misses += (double)(b->misses - a->misses);
-	*refs += (double)(b->refs - a->refs);
-}
-
 /* ------------------------------------------------------------------ */
 /* The skeleton                                                        */
 /* ------------------------------------------------------------------ */
@@ -134,7 +96,7 @@ static int visit_slot(void *arg, size_t k, long r)
 {
 	struct visit *v = arg;
 	v->d->sample(v->m, k, r);
-	return refused ? -1 : 0;
+	return pol_refused(NULL) ? -1 : 0;
 }
 
 /* One mode, one operation, one victim size: every slot, --runs times in
@@ -161,9 +123,11 @@ static int run_mode(struct ctx *c, const struct mode_def *d, int op,
 		benchfn_rotate(m.slots, c->o->runs, visit_slot, &v);
 		if (d->stop)
 			d->stop(&m);
+		int err;
+		const struct fn *refused = pol_refused(&err);
 		if (refused)
 			bad = cli_error(e, CLI_FAILED, "%s refused to run (%s)",
-					refused->name, strerror(refused_errno));
+					refused->name, strerror(err));
 	}
 	size_t rows = m.nf + (d->control_row ? 1 : 0);
 	for (size_t k = 0; k < rows && !bad; k++)
@@ -413,7 +377,7 @@ int pol_measure(struct ctx *c, struct cli_error *e)
 		&pol_after, &pol_concurrent, &pol_reread, &pol_mixed,
 	};
 	const struct popts *o = c->o;
-	refused = NULL;
+	pol_refused_clear();
 	if (set_up(c, e))
 		return -1;
 	warm_up(c);

@@ -101,9 +101,13 @@ struct mode_def {
 
 extern const struct mode_def pol_after, pol_concurrent, pol_reread, pol_mixed;
 
-/* Shared by the modes. */
+/* Shared by the modes (pollution_aggressors.c). */
 extern volatile uintptr_t pol_sink;         /* keeps results alive */
 uint64_t pol_aggress(struct ctx *c, const struct fn *f);  /* ns */
+/* The first call that refused to run since pol_refused_clear(), with its
+ * errno into *err (if not NULL); NULL when none did. */
+const struct fn *pol_refused(int *err);
+void pol_refused_clear(void);
 double pol_gbps(size_t bytes, double ns);
 void pol_count(const struct perf_values *a, const struct perf_values *b,
 	       double *misses, double *refs);

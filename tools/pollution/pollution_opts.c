@@ -10,12 +10,6 @@
 #include "pollution_opts.h"
 #include "util/size.h"
 
-const char *const pol_mode_names[MODE_COUNT] = {
-	"after", "concurrent", "reread", "mixed",
-};
-
-const char *const pol_op_names[NOPS] = {"memset", "memcpy"};
-
 void pol_usage(FILE *f)
 {
 	struct ntmem_cache_sizes c = pol_caches();
