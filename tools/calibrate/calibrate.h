@@ -139,6 +139,11 @@ int cal_parallel(const struct cal_options *o, const struct cal_class *zero,
 void cal_progress(const struct cal_options *o, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/* Fresh buffers for one size, as ntmem bench makes them
+ * (calibrate_time.c); 0, or -1 with e. */
+int cal_alloc_buffers(struct buffers *b, int copy, size_t size,
+		      struct cli_error *e);
+
 /* Time variants ids[0..n) at size over rounds interleaved rounds, as the
  * entry points call them: their GB/s into gbps[i * rounds + round].
  * Returns 0, or -1 with a CLI_FAILED error. */
