@@ -5,7 +5,6 @@
 #include "policy.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,68 +17,6 @@
 #include "registry.h"
 #include "util/size.h"
 #include "width.h"
-
-/* The cached variant to fall back on: libc, else the best cached one. */
-static const struct variant *ranked_cached(enum ntmem_op op, unsigned usable)
-{
-	static const enum ntmem_role order[] = {
-		NTMEM_ROLE_LIBC, NTMEM_ROLE_VECTOR, NTMEM_ROLE_STRING,
-		NTMEM_ROLE_PLAIN};
-	for (size_t i = 0; i < sizeof order / sizeof order[0]; i++) {
-		const struct variant *v = ntm_ranked(op, order[i], 0, usable);
-		if (v)
-			return v;
-	}
-	return NULL;  /* not reached: portable always runs */
-}
-
-void ntm_policy_note(struct policy *p, const char *fmt, ...)
-{
-	if (p->note_count >= NTM_MAX_NOTES)
-		return;
-	if (p->note_count == NTM_MAX_NOTES - 1) {
-		/* Say that the list is cut, rather than cut it silently. */
-		snprintf(p->notes[p->note_count++], NTM_NOTE_LEN,
-			 "more settings were ignored; only the first %d are listed",
-			 NTM_MAX_NOTES - 1);
-		return;
-	}
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(p->notes[p->note_count++], NTM_NOTE_LEN, fmt, ap);
-	va_end(ap);
-}
-
-const struct variant *ntm_fallback_streaming(const struct policy *p,
-					     enum ntmem_class cls)
-{
-	enum ntmem_op op = ntm_op_of(cls);
-	const struct variant *v = ntm_ranked(op, NTMEM_ROLE_STREAMING,
-					     cls == NTMEM_CLASS_SET_ZERO, p->usable);
-	return v ? v : ranked_cached(op, p->usable);
-}
-
-/* The nonzero twin of a memset ladder: zero-only rungs give way to the
- * best streaming variant that writes any value. */
-static void nonzero_twin(const struct policy *p, struct ladder *l)
-{
-	const struct variant *any = ntm_fallback_streaming(p, NTMEM_CLASS_SET_NONZERO);
-	for (unsigned i = 0; i < l->count; i++)
-		if (l->v[i]->zero_only)
-			l->v[i] = any;
-	if (l->streaming && l->streaming->zero_only)
-		l->streaming = any;
-}
-
-void ntm_policy_install(const struct policy *p, struct ladder *l,
-			struct ladder *from, enum ntmem_class cls)
-{
-	if (cls == NTMEM_CLASS_SET_NONZERO)
-		nonzero_twin(p, from);
-	from->cached[0] = ranked_cached(ntm_op_of(cls), p->usable);
-	ntm_ladder_finish(from, ntm_fallback_streaming(p, cls));
-	*l = *from;
-}
 
 /* The built-in ladders (builtin.c): a recorded CPU's own, else the rule
  * for its family.  A method this CPU cannot run takes the cached
@@ -107,7 +44,7 @@ static void default_ladders(struct policy *p, const struct cpu *cpu)
 			const struct variant *v =
 				ntm_builtin_variant(cls, r->run, cpu->usable);
 			if (!v)
-				v = ranked_cached(op, cpu->usable);
+				v = ntm_ranked_cached(op, cpu->usable);
 			if (ntm_ladder_push(&l, v, r->upto, NTMEM_ORIGIN_DEFAULT) == 0)
 				l.why[l.count - 1] = r->why;
 			if (ntm_streams(v))

@@ -116,6 +116,20 @@ const struct variant *ntm_ranked(enum ntmem_op op, enum ntmem_role role,
 	return best;
 }
 
+/* The cached variant to fall back on: libc, else the best cached one. */
+const struct variant *ntm_ranked_cached(enum ntmem_op op, unsigned usable)
+{
+	static const enum ntmem_role order[] = {
+		NTMEM_ROLE_LIBC, NTMEM_ROLE_VECTOR, NTMEM_ROLE_STRING,
+		NTMEM_ROLE_PLAIN};
+	for (size_t i = 0; i < sizeof order / sizeof order[0]; i++) {
+		const struct variant *v = ntm_ranked(op, order[i], 0, usable);
+		if (v)
+			return v;
+	}
+	return NULL;  /* not reached: portable always runs */
+}
+
 const struct variant *ntm_width_loop(enum ntmem_op op, enum ntm_width w,
 				     unsigned usable)
 {

@@ -29,6 +29,10 @@ const char *ntm_variant_unsupported(const struct variant *v);
 const struct variant *ntm_ranked(enum ntmem_op op, enum ntmem_role role,
 				 int zero_ok, unsigned usable);
 
+/* The cached variant to fall back on where usable runs: the C library's,
+ * else the best vector loop, rep string, or plain loop by rank. */
+const struct variant *ntm_ranked_cached(enum ntmem_op op, unsigned usable);
+
 /* The cached loop the entry points of width w run inline for op (x86-64;
  * NULL elsewhere, or where usable lacks what it needs). */
 const struct variant *ntm_width_loop(enum ntmem_op op, enum ntm_width w,
