@@ -161,14 +161,14 @@ static void apply_profile(struct policy *p, const struct cpu *cpu,
 	struct profile prof;
 	char why[NTM_NOTE_LEN - 64];
 	int saved = errno;
-	int absent = access(path, F_OK) && errno == ENOENT;
+	int read = ntm_profile_read(path, cpu, &prof, why, sizeof why);
 	errno = saved;
-	if (absent) {
+	if (read == NTM_PROFILE_ABSENT) {
 		snprintf(p->profile_status, sizeof p->profile_status,
 			 "not present");
 		return;
 	}
-	if (ntm_profile_read(path, cpu, &prof, why, sizeof why)) {
+	if (read) {
 		snprintf(p->profile_status, sizeof p->profile_status,
 			 "ignored: %s", why);
 		ntm_policy_note(p, "profile %s: %s", path, why);

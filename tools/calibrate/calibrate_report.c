@@ -94,7 +94,7 @@ int cal_write_profile(const struct cal_options *o, const struct cal_class *k,
 						"\n%s: %s", k[cls].label, words);
 	}
 	p.min_chunk = o->parallel.min_chunk;
-	if (ntm_profile_write(path, &p, comment))
+	if (ntm_profile_write(path, &p, comment, o->system ? NTM_PROFILE_SHARED : 0))
 		return cli_error(e, CLI_FAILED, "cannot write the profile '%s': %s",
 				 path, strerror(errno));
 	return 0;
