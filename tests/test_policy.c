@@ -515,6 +515,24 @@ static void test_bad_profiles(void)
 		"profile: a ladder that cannot serve is ignored, the rest used",
 		"loaded %d notes %d: %s", pol.profile_loaded, pol.note_count,
 		first_note(&pol));
+
+	/* A streaming line belongs to its class's ladder: alone it is
+	 * ignored, and info says so, rather than dropped unseen. */
+	path_in_dir(path, sizeof path, "streaming-alone");
+	other = p;
+	other.ladder[2].rungs[0] = '\0';
+	snprintf(other.ladder[2].streaming, sizeof other.ladder[2].streaming, "%s",
+		 t_streaming_variant(NTMEM_OP_COPY) ? t_streaming_variant(NTMEM_OP_COPY)
+						   : "portable");
+	ntm_profile_write(path, &other, NULL, 0);
+	ntm_policy_build(&pol, ntm_cpu(), NULL, path);
+	t_check(pol.profile_loaded && pol.note_count == 1 &&
+			has_note(&pol, "streaming.copy", "without a ladder.copy line") &&
+			pol.ladder[2].origin[0] == NTMEM_ORIGIN_DEFAULT &&
+			pol.ladder[2].streaming_origin == NTMEM_ORIGIN_DEFAULT,
+		"profile: a streaming.copy line without ladder.copy is noted, not "
+		"dropped unseen", "loaded %d notes %d: %s", pol.profile_loaded,
+		pol.note_count, first_note(&pol));
 }
 
 static void test_precedence(void)

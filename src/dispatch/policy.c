@@ -183,8 +183,14 @@ static void apply_profile(struct policy *p, const struct cpu *cpu,
 	for (int cls = 0; cls < NTM_CLASSES; cls++) {
 		const struct profile_ladder *pl = &prof.ladder[cls];
 		struct ladder l;
-		if (!pl->rungs[0])
+		if (!pl->rungs[0]) {
+			if (pl->streaming[0])  /* names a rung of no ladder */
+				ntm_policy_note(p, "profile %s: streaming.%s '%s' "
+						"without a ladder.%s line: ignored", path,
+						ntm_class_key[cls], pl->streaming,
+						ntm_class_key[cls]);
 			continue;
+		}
 		if (ntm_ladder_parse(&l, ntm_op_of(cls), cls == NTMEM_CLASS_SET_ZERO,
 				     pl->rungs, NTMEM_ORIGIN_PROFILE, why,
 				     sizeof why)) {
