@@ -15,6 +15,7 @@
 #include "dispatch/policy.h"
 #include "dispatch/registry.h"
 #include "dispatch/width.h"
+#include "util/sanitize.h"
 
 
 const char *ntmem_version(void)
@@ -128,7 +129,10 @@ NTM_NO_SANITIZE const struct entry_width *ntm_entry_width(void)
 	}
 }
 
-#if defined(__x86_64__) && defined(__ELF__)
+/* In an AddressSanitizer build the plain calls are C, which checks the
+ * buffers first (util/sanitize.h); the resolvers' direct jumps to the
+ * assembly would leave nowhere to check. */
+#if defined(__x86_64__) && defined(__ELF__) && !defined(NTM_ASAN)
 /* IFUNC resolvers: the dynamic linker calls them once, before anything
  * else of the library runs, and the calls then go straight to the entry
  * of this CPU's width, as calls to glibc's memset do. */
@@ -165,14 +169,17 @@ static void *set_flagged(void *dst, int c, size_t n, unsigned flags)
 static void *copy_flagged(void *dst, const void *src, size_t n, unsigned flags)
 	__attribute__((ifunc("resolve_copy_flags")));
 #else
-/* One width per architecture: no choice at load. */
+/* One width per architecture (or an ASan build): no choice at load. */
 void *ntmem_set(void *dst, int c, size_t n)
 {
+	NTM_ASAN_WRITE(dst, n);
 	return ntm_entry_width()->set(dst, c, n);
 }
 
 void *ntmem_copy(void *dst, const void *src, size_t n)
 {
+	NTM_ASAN_READ(src, n);
+	NTM_ASAN_WRITE(dst, n);
 	return ntm_entry_width()->copy(dst, src, n);
 }
 
@@ -193,6 +200,7 @@ void *ntmem_set_flags(void *dst, int c, size_t n, unsigned flags)
 		errno = EINVAL;
 		return NULL;
 	}
+	NTM_ASAN_WRITE(dst, n);
 	if (flags & NTMEM_F_PARALLEL)  /* worker threads: parallel.c */
 		return ntm_parallel_set(dst, c, n, flags);
 	return set_flagged(dst, c, n, flags);
@@ -204,6 +212,8 @@ void *ntmem_copy_flags(void *dst, const void *src, size_t n, unsigned flags)
 		errno = EINVAL;
 		return NULL;
 	}
+	NTM_ASAN_READ(src, n);
+	NTM_ASAN_WRITE(dst, n);
 	if (flags & NTMEM_F_PARALLEL)
 		return ntm_parallel_copy(dst, src, n, flags);
 	return copy_flagged(dst, src, n, flags);
@@ -243,6 +253,7 @@ void *ntmem_variant_set(int id, void *dst, int c, size_t n, unsigned flags)
 	}
 	if (n == 0)
 		return dst;
+	NTM_ASAN_WRITE(dst, n);
 	v->set(dst, c, n);
 	ntm_fence_after(ntm_streams(v), flags);
 	return dst;
@@ -260,6 +271,8 @@ void *ntmem_variant_copy(int id, void *dst, const void *src, size_t n,
 	}
 	if (n == 0)
 		return dst;
+	NTM_ASAN_READ(src, n);
+	NTM_ASAN_WRITE(dst, n);
 	v->copy(dst, src, n);
 	ntm_fence_after(ntm_streams(v), flags);
 	return dst;
