@@ -52,7 +52,7 @@ static size_t value_of(const char *out, const char *key)
 
 static void under_valgrind(const char *exe, const char *copy, const char *set)
 {
-	char cmd[1024], name[128], *out = NULL, *err = NULL;
+	char cmd[4200], name[128], *out = NULL, *err = NULL;
 	snprintf(cmd, sizeof cmd, "NTMEM_PROFILE=none NTMEM_TUNABLES=copy=%s,set=%s "
 		 "valgrind -q --error-exitcode=99 '%s' --child", copy, set, exe);
 	int st = t_run(cmd, &out, &err);
@@ -109,10 +109,22 @@ int main(int argc, char **argv)
 		return t_finish();
 	}
 	exe[n] = '\0';
-	under_valgrind(exe, "movsb", "stosb");
+	/* valgrind runs a copy without debug information: the valgrind of
+	 * Debian 12 cannot read clang's DWARF 5 and gives up on the whole
+	 * program. */
+	char copy[] = "/tmp/ntmem-valgrind-XXXXXX", cmd[4200];
+	int fd = mkstemp(copy);
+	if (fd >= 0)
+		close(fd);
+	snprintf(cmd, sizeof cmd, "objcopy --strip-debug '%s' '%s' && chmod 700 '%s'",
+		 exe, copy, copy);
+	const char *run = fd >= 0 && system(cmd) == 0 ? copy : exe;
+	under_valgrind(run, "movsb", "stosb");
 	/* The control: vector loops, whose fixups always used their own
 	 * progress register. */
-	under_valgrind(exe, "vec_avx2", "vec_avx2");
+	under_valgrind(run, "vec_avx2", "vec_avx2");
+	if (fd >= 0)
+		unlink(copy);
 	return t_finish();
 #endif
 }

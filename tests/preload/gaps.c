@@ -61,7 +61,7 @@ static int emfile(const char *self, int exec_leaf)
 		copies(CHILD);
 		_exit(0);
 	}
-	int status;
+	int status = 0;
 	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
 	    WEXITSTATUS(status))
 		helper_fail("a child with a full descriptor table", "status 0x%x", status);
