@@ -254,7 +254,8 @@ static void test_users_own(void)
 
 /* End to end, as a daemon is: no HOME, the system-wide profile one that
  * should not be trusted.  ntmem info gives the reason; the library, in
- * ntmem info as in any program, prints nothing of its own. */
+ * ntmem info as in any program, prints nothing of its own (the tool's
+ * note under an emulator is not about the profile). */
 static void test_info(void)
 {
 	char cmd[1024], *out = NULL, *err = NULL, want[400];
@@ -265,7 +266,8 @@ static void test_info(void)
 		 "others (mode 1777)", at("sticky/profile"), at("sticky"));
 	const char *ignored = out ? strstr(out, "\nIgnored") : NULL;
 	t_check(st == 0 && strstr(out, want) && ignored &&
-			strstr(ignored, at("sticky/profile")) && err && !*err,
+			strstr(ignored, at("sticky/profile")) && err &&
+			!strstr(err, "profile") && !strstr(err, "trust"),
 		"trust: ntmem info, no HOME: the system profile ignored, the "
 		"reason given and listed", "status %d\n%s\nstderr: %s", st,
 		out ? out : "", err ? err : "");

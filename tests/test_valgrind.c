@@ -74,32 +74,35 @@ static int has_valgrind(void)
 	return system("valgrind --version >/dev/null 2>&1") == 0;
 }
 
+/* Why this build cannot run the test here, or NULL. */
+static const char *cannot_run(void)
+{
+#if !defined(__x86_64__)
+	return "the rep string loops are x86-64's";
+#endif
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+	return "a sanitizer build cannot run under valgrind";
+#endif
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+	return "a sanitizer build cannot run under valgrind";
+#endif
+#endif
+	const char *wrapper = getenv("TEST_WRAPPER");
+	if (wrapper && *wrapper)
+		return "under an emulator (TEST_WRAPPER)";
+	if (!has_valgrind())
+		return "valgrind is not installed (apt-get install valgrind)";
+	return NULL;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 2 && !strcmp(argv[1], "--child"))
 		return child();
-#if !defined(__x86_64__)
-	t_skip("valgrind: safe calls", "the rep string loops are x86-64's");
-	return t_finish();
-#else
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-	t_skip("valgrind: safe calls", "a sanitizer build cannot run under valgrind");
-	return t_finish();
-#endif
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-	t_skip("valgrind: safe calls", "a sanitizer build cannot run under valgrind");
-	return t_finish();
-#endif
-#endif
-	const char *wrapper = getenv("TEST_WRAPPER");
-	if (wrapper && *wrapper) {
-		t_skip("valgrind: safe calls", "under an emulator (TEST_WRAPPER)");
-		return t_finish();
-	}
-	if (!has_valgrind()) {
-		t_skip("valgrind: safe calls", "valgrind is not installed "
-		       "(apt-get install valgrind)");
+	const char *why = cannot_run();
+	if (why) {
+		t_skip("valgrind: safe calls", why);
 		return t_finish();
 	}
 	char exe[4096];
@@ -126,5 +129,4 @@ int main(int argc, char **argv)
 	if (fd >= 0)
 		unlink(copy);
 	return t_finish();
-#endif
 }

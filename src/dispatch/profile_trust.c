@@ -102,10 +102,16 @@ static const char *name_in(struct walk *w, const char *name)
 	return w->where;
 }
 
-/* Start (again) at "/": for the path, and for a link's absolute target. */
+/* Start (again) at "/": for the path, and for a link's absolute target.
+ * The root is opened as /proc/self/root where /proc is there: qemu-user
+ * with a sysroot (QEMU_LD_PREFIX) hands a program that opens "/" the
+ * sysroot's directory instead, and every name below it would then be
+ * missing. */
 static int at_root(struct walk *w)
 {
-	int fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	int fd = open("/proc/self/root", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
 	if (w->dir >= 0)
@@ -150,8 +156,9 @@ static int follow(struct walk *w, const char *name, const struct stat *st)
 	return w->where[0] == '/' ? at_root(w) : 0;
 }
 
-/* Take the next component of w->rest into name; returns 0 at the end. */
-static int next_component(struct walk *w, char *name, size_t len, int *last)
+/* Take the next component of w->rest into name[NAME_MAX + 1]; returns
+ * 0 at the end, -1 (ENAMETOOLONG) for a name too long to be one. */
+static int next_component(struct walk *w, char *name, int *last)
 {
 	char *s = w->rest;
 	while (*s == '/')
@@ -159,7 +166,12 @@ static int next_component(struct walk *w, char *name, size_t len, int *last)
 	size_t n = strcspn(s, "/");
 	if (!n)
 		return 0;
-	snprintf(name, len, "%.*s", (int)n, s);
+	if (n > NAME_MAX) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	memcpy(name, s, n);
+	name[n] = '\0';
 	s += n;
 	while (*s == '/')
 		s++;
@@ -211,8 +223,8 @@ untrusted:
 static int walk(struct walk *w, char *why, size_t len)
 {
 	char name[NAME_MAX + 1];
-	int last;
-	while (next_component(w, name, sizeof name, &last)) {
+	int last, more;
+	while ((more = next_component(w, name, &last)) > 0) {
 		struct stat st;
 		if (!strcmp(name, "."))
 			continue;
@@ -233,8 +245,28 @@ static int walk(struct walk *w, char *why, size_t len)
 		if (last)
 			break;
 	}
-	errno = EISDIR;
+	if (more >= 0)
+		errno = EISDIR;  /* the path names a directory */
 	return -1;
+}
+
+/* w->rest: path, absolute; w->dir: "/".  A relative path is walked from
+ * "/" too: the directories above the working directory are as much on
+ * the way.  0, or -1 with errno. */
+static int start(struct walk *w, const char *path)
+{
+	size_t cwd = 0;
+	if (path[0] != '/') {
+		if (!getcwd(w->rest, sizeof w->rest))
+			return -1;
+		cwd = strlen(w->rest);
+	}
+	if (cwd + 1 + strlen(path) >= sizeof w->rest) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	snprintf(w->rest + cwd, sizeof w->rest - cwd, "%s%s", cwd ? "/" : "", path);
+	return at_root(w);
 }
 
 int ntm_profile_open(const char *path, char *why, size_t why_len)
@@ -244,16 +276,7 @@ int ntm_profile_open(const char *path, char *why, size_t why_len)
 	w.dir = -1;
 	w.uid = geteuid();
 	why[0] = '\0';
-	int n = path[0] == '/'
-		? snprintf(w.rest, sizeof w.rest, "%s", path)
-		: (getcwd(w.rest, sizeof w.rest - 1)
-		   ? snprintf(w.rest + strlen(w.rest), sizeof w.rest - strlen(w.rest),
-			      "/%s", path) : -1);
-	int fd = -1;
-	if (n < 0 || (size_t)n >= sizeof w.rest)
-		errno = n < 0 ? errno : ENAMETOOLONG;
-	else if (!at_root(&w))
-		fd = walk(&w, why, why_len);
+	int fd = start(&w, path) ? -1 : walk(&w, why, why_len);
 	int e = errno;
 	if (w.dir >= 0)
 		close(w.dir);
