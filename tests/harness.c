@@ -591,6 +591,25 @@ int t_scratch_make(const char *tag)
 	return -1;
 }
 
+const char *t_scratch_closed(void)
+{
+	static char why[400];
+	char prefix[256];
+	struct stat st;
+	for (size_t i = 1; scratch[i]; i++) {
+		if (scratch[i] != '/')
+			continue;
+		snprintf(prefix, sizeof prefix, "%.*s", (int)i, scratch);
+		if (!stat(prefix, &st) && !(st.st_mode & S_IXOTH)) {
+			snprintf(why, sizeof why, "%s is mode %04o: other users cannot "
+				 "reach the scratch directory below it", prefix,
+				 (unsigned)(st.st_mode & 07777));
+			return why;
+		}
+	}
+	return NULL;
+}
+
 const char *t_scratch_untrusted(void)
 {
 	return scratch_trusted ? NULL

@@ -106,6 +106,9 @@ const char *t_fork_with_threads_unsupported(void);
  * (NULL when it is trusted), for the tests that read profiles to skip. */
 int t_scratch_make(const char *tag);
 const char *t_scratch_untrusted(void);
+/* Why other users cannot reach the scratch directory (a directory above
+ * it not searchable by others, as /root is), or NULL. */
+const char *t_scratch_closed(void);
 const char *t_scratch_path(const char *name);
 const char *t_scratch_dir(void);
 void t_scratch_remove(void);

@@ -227,9 +227,9 @@ static int as_nobody(const char *path, const char *want)
  * test for the process's own uid. */
 static void test_users_own(void)
 {
-	if (!can_chown) {
-		t_skip("trust: the user's own profile", "this process cannot chown "
-		       "or change its uid (not root)");
+	if (!can_chown || t_scratch_closed()) {
+		t_skip("trust: the user's own profile", can_chown ? t_scratch_closed()
+		       : "this process cannot chown or change its uid (not root)");
 		return;
 	}
 	/* The scratch directory is 0700 root's: open it for the user. */
@@ -294,10 +294,12 @@ static void test_info(void)
  * directory, as calibrate --system made them, read by another user. */
 static void test_unreadable(void)
 {
-	if (!can_chown || system("setpriv --help >/dev/null 2>&1")) {
-		t_skip("trust: a profile another user cannot read", can_chown
-		       ? "setpriv (util-linux) is not installed"
-		       : "this process cannot change its uid (not root)");
+	const char *why = !can_chown ? "this process cannot change its uid (not root)"
+			  : t_scratch_closed() ? t_scratch_closed()
+			  : system("setpriv --help >/dev/null 2>&1")
+			  ? "setpriv (util-linux) is not installed" : NULL;
+	if (why) {
+		t_skip("trust: a profile another user cannot read", why);
 		return;
 	}
 	chmod(t_scratch_dir(), 0755);
