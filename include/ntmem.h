@@ -194,16 +194,20 @@ void *ntmem_variant_copy(int id, void *dst, const void *src, size_t n,
  *      Single settings edit the ladder in effect:
  *        set_threshold=SIZE      copy_threshold=SIZE
  *        set_nonzero_threshold=SIZE
- *                              stream from SIZE up ("max": never); the
- *                              cached rungs below are kept, the last one
- *                              stretched up to SIZE.  set_threshold sets
- *                              the non-zero ladder too, unless
+ *                              stream from SIZE up ("max": never);
+ *                              below it each size keeps its cached
+ *                              variant (a streaming rung's band goes to
+ *                              the cached rung below it), the last
+ *                              cached rung ends at SIZE.  set_threshold
+ *                              sets the non-zero ladder too, unless
  *                              set_nonzero_threshold is given.
  *        set_cached=NAME         copy_cached=NAME
- *                              NAME serves every cached rung
+ *                              NAME serves every cached rung; no edge
+ *                              moves (cached rungs above a streaming
+ *                              one stay cached)
  *        set_streaming=NAME      copy_streaming=NAME
- *                              NAME serves the streaming rung and
- *                              NTMEM_F_NONTEMPORAL
+ *                              NAME serves every streaming rung and
+ *                              NTMEM_F_NONTEMPORAL; no edge moves
  *      For calls with NTMEM_F_PARALLEL (see "Huge extents"):
  *        threads=N|all           threads per call (default: all the
  *                                caller's CPUs)

@@ -12,7 +12,8 @@
  *     every size (ntm_select_pin()), or a whole policy built from
  *     tunables for a look (ntm_policy_build());
  *   - the calibration profile: where it goes and how it is written
- *     (ntm_profile_path(), ntm_profile_init(), ntm_profile_write());
+ *     (ntm_profile_path(), ntm_profile_init(), ntm_profile_write()) and
+ *     whether libntmem would read it (ntm_profile_open());
  *   - the shim's report: its variable (NTM_REPORT_ENV) and the layout of
  *     the record each process keeps (preload/record.h).
  *

@@ -95,6 +95,10 @@ if ! ldconfig -p 2>/dev/null | grep -q 'libpmem\.so\.1 '; then
 	apt_install libpmem.so.1 libpmem1
 fi
 
+# test_valgrind runs safe calls under valgrind where it is installed, and
+# skips, with the reason, where it is not.
+install_if_missing valgrind valgrind >/dev/null
+
 stage "gcc: -Wall -Wextra -Werror, every test"
 if install_if_missing gcc gcc; then
 	build gcc CC=gcc && tests/run.sh build/gcc

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -525,16 +526,97 @@ const char *t_fork_with_threads_unsupported(void)
 #endif
 }
 
-static char scratch[128];
+static char scratch[256];
+static int scratch_trusted;
+
+/* Owned by root or this user and writable by neither group nor others:
+ * what libntmem asks of a profile's file and every directory above it,
+ * here checked directly on each prefix of the resolved path. */
+static int trusted_chain(const char *dir)
+{
+	char real[4096], prefix[4096];
+	struct stat st;
+	if (!realpath(dir, real))
+		return 0;
+	for (size_t i = 1;; i++) {
+		if (real[i] != '/' && real[i])
+			continue;
+		snprintf(prefix, sizeof prefix, "%.*s", i > 1 ? (int)i : 1, real);
+		if (stat(prefix, &st) || (st.st_uid != 0 && st.st_uid != geteuid()) ||
+		    (st.st_mode & (S_IWGRP | S_IWOTH)))
+			return 0;
+		if (!real[i])
+			return 1;
+	}
+}
+
+/* The build directory this program belongs to (BUILD/tests/test_x gives
+ * BUILD), or "" when it is not one of a build's tests. */
+static void build_dir(char *buf, size_t len)
+{
+	ssize_t n = readlink("/proc/self/exe", buf, len - 1);
+	buf[n > 0 ? n : 0] = '\0';
+	char *name = strrchr(buf, '/');
+	if (!name || name - buf < 7 || strncmp(name - 6, "/tests", 6) ||
+	    strncmp(name, "/test_", 6)) {
+		buf[0] = '\0';
+		return;
+	}
+	name[-6] = '\0';
+}
 
 int t_scratch_make(const char *tag)
 {
+	/* Beside the build when every directory above it is trusted, so
+	 * that profiles written there are ones libntmem reads; else /tmp,
+	 * which it never trusts (sticky, but writable by all). */
+	char parent[4096];
+	build_dir(parent, sizeof parent - 16);
+	strcat(parent, "/scratch");
+	if (parent[0] == '/' && (!mkdir(parent, 0755) || errno == EEXIST) &&
+	    trusted_chain(parent) &&
+	    (size_t)snprintf(scratch, sizeof scratch, "%s/ntmem-%.32s-test-XXXXXX",
+			     parent, tag) < sizeof scratch) {
+		if (mkdtemp(scratch)) {
+			scratch_trusted = 1;
+			return 0;
+		}
+	}
+	scratch_trusted = 0;
 	snprintf(scratch, sizeof scratch, "/tmp/ntmem-%s-test-XXXXXX", tag);
 	if (mkdtemp(scratch))
 		return 0;
 	t_fail("scratch directory", "mkdtemp %s: %s", scratch, strerror(errno));
 	scratch[0] = '\0';
 	return -1;
+}
+
+const char *t_scratch_closed(void)
+{
+	static char why[400];
+	char prefix[256];
+	struct stat st;
+	for (size_t i = 1; scratch[i]; i++) {
+		if (scratch[i] != '/')
+			continue;
+		snprintf(prefix, sizeof prefix, "%.*s", (int)i, scratch);
+		if (!stat(prefix, &st) && !(st.st_mode & S_IXOTH)) {
+			snprintf(why, sizeof why, "%s is mode %04o: other users cannot "
+				 "reach the scratch directory below it", prefix,
+				 (unsigned)(st.st_mode & 07777));
+			return why;
+		}
+	}
+	return NULL;
+}
+
+const char *t_scratch_untrusted(void)
+{
+	return scratch_trusted ? NULL
+		: "no directory above the build could hold files libntmem trusts "
+		  "as profiles (each owned by root or this user, none writable "
+		  "by group or others), and /tmp never can: the scratch "
+		  "directory is in /tmp";
 }
 
 const char *t_scratch_dir(void)
@@ -553,7 +635,7 @@ const char *t_scratch_path(const char *name)
 
 void t_scratch_remove(void)
 {
-	char cmd[160];
+	char cmd[300];
 	if (!scratch[0])
 		return;
 	snprintf(cmd, sizeof cmd, "rm -rf %s", scratch);

@@ -98,10 +98,17 @@ int t_under_qemu(void);
  * qemu itself ("cpu == current_cpu"), and ThreadSanitizer refuses it. */
 const char *t_fork_with_threads_unsupported(void);
 
-/* A scratch directory under /tmp named for tag: make it first (0, or -1
- * having failed the test), then name files in it (a path valid for the
- * next three calls), and remove it with everything in it at the end. */
+/* A scratch directory named for tag: make it first (0, or -1 having
+ * failed the test), then name files in it (a path valid for the next
+ * three calls), and remove it with everything in it at the end.  It is
+ * made beside the build (BUILD/scratch) when libntmem would trust a
+ * profile there, else in /tmp; t_scratch_untrusted() then says why
+ * (NULL when it is trusted), for the tests that read profiles to skip. */
 int t_scratch_make(const char *tag);
+const char *t_scratch_untrusted(void);
+/* Why other users cannot reach the scratch directory (a directory above
+ * it not searchable by others, as /root is), or NULL. */
+const char *t_scratch_closed(void);
 const char *t_scratch_path(const char *name);
 const char *t_scratch_dir(void);
 void t_scratch_remove(void);

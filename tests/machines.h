@@ -1,7 +1,7 @@
 /* machines.h - the CPUs recorded in data/machines/, each as the library
  * would have detected it (the identity its tables hold), for tests that
- * take every recorded machine's ladders.  Header-only: static functions,
- * as tests/safe_common.h; test_replay.c reads the identity the same way. */
+ * take every recorded machine's ladders (test_replay, test_ladder_edits,
+ * test_verdict).  Header-only, as tests/safe_common.h. */
 #ifndef NTM_TEST_MACHINES_H
 #define NTM_TEST_MACHINES_H
 
@@ -15,7 +15,7 @@
 #define MACHINES_DIR "data/machines"
 
 /* The JSON of a file of any length, or NULL. */
-static struct t_json *machine_json(const char *path)
+static inline struct t_json *machine_json(const char *path)
 {
 	char err[200];
 	FILE *f = fopen(path, "r");
@@ -41,32 +41,28 @@ static struct t_json *machine_json(const char *path)
 	return j;
 }
 
-static const char *machine_text(const struct t_json *j, const char *key)
+static inline const char *machine_text(const struct t_json *j, const char *key)
 {
 	const struct t_json *v = t_json_get(j, key);
 	return v && v->type == TJ_STRING ? v->string : "";
 }
 
-static double machine_number(const struct t_json *j, const char *key)
+static inline double machine_number(const struct t_json *j, const char *key)
 {
 	const struct t_json *v = t_json_get(j, key);
 	return v && v->type == TJ_NUMBER ? v->number : 0;
 }
 
-/* The CPU of a bench table (its machine.identity) into *cpu; the
- * identity's arch ("x86_64") into arch.  Returns 0, or -1 when the
- * table has no identity. */
-static int machine_cpu(const struct t_json *table, struct cpu *cpu,
-		       char *arch, size_t arch_len)
+/* identity: machine.identity of a bench --json file; machine: machine.
+ * The CPU as the library would have detected it. */
+static inline void machine_cpu_from(const struct t_json *id,
+				    const struct t_json *machine, struct cpu *cpu)
 {
-	const struct t_json *machine = t_json_get(table, "machine");
-	const struct t_json *id = t_json_get(machine, "identity");
-	if (!id)
-		return -1;
 	memset(cpu, 0, sizeof *cpu);
-	snprintf(arch, arch_len, "%s", machine_text(id, "arch"));
 	snprintf(cpu->vendor, sizeof cpu->vendor, "%s", machine_text(id, "vendor"));
 	snprintf(cpu->brand, sizeof cpu->brand, "%s", machine_text(id, "brand"));
+	snprintf(cpu->hypervisor, sizeof cpu->hypervisor, "%s",
+		 machine_text(id, "hypervisor"));
 	cpu->family = (unsigned)machine_number(id, "family");
 	cpu->model = (unsigned)machine_number(id, "model");
 	cpu->stepping = (unsigned)machine_number(id, "stepping");
@@ -88,6 +84,20 @@ static int machine_cpu(const struct t_json *table, struct cpu *cpu,
 		into[i]->l3_shared_by = (unsigned)machine_number(c, "l3_shared_by");
 	}
 	cpu->online_cpus = (unsigned)machine_number(machine, "online_cpus");
+}
+
+/* The CPU of a bench table (its machine.identity) into *cpu; the
+ * identity's arch ("x86_64") into arch.  Returns 0, or -1 when the
+ * table has no identity. */
+static inline int machine_cpu(const struct t_json *table, struct cpu *cpu,
+			      char *arch, size_t arch_len)
+{
+	const struct t_json *machine = t_json_get(table, "machine");
+	const struct t_json *id = t_json_get(machine, "identity");
+	if (!id)
+		return -1;
+	snprintf(arch, arch_len, "%s", machine_text(id, "arch"));
+	machine_cpu_from(id, machine, cpu);
 	return 0;
 }
 

@@ -1,11 +1,13 @@
 /* test_calibrate.c - "ntmem calibrate": usage errors, --dry-run writes
  * nothing, a written profile is what libntmem then reads.  The measured
  * values themselves are never asserted: they are the machine's to say. */
+#include <errno.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "harness.h"
@@ -147,6 +149,12 @@ static void test_write_and_read_back(void)
 		status, j ? "" : err);
 
 	/* libntmem then reads exactly what calibrate chose. */
+	if (t_scratch_untrusted()) {
+		t_skip("calibrate: libntmem reads the ladders back", t_scratch_untrusted());
+		t_json_free(j);
+		free(out);
+		return;
+	}
 	char *info = NULL;
 	snprintf(cmd, sizeof cmd, "env -u NTMEM_PROFILE XDG_CACHE_HOME=%s/cache %s info --json", dir, t_ntmem());
 	status = t_run(cmd, &info, NULL);
@@ -411,6 +419,70 @@ static void test_merge(void)
 		rc, out.count);
 }
 
+static mode_t mode_of(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) ? 07777 : st.st_mode & 07777;
+}
+
+/* --system: directories 0755 and the file 0644 whatever the umask, so
+ * that every user's processes read it; and a warning where libntmem
+ * would not (here: a profile under /tmp, which it never trusts). */
+static void test_system(void)
+{
+	char cmd[1024], *out = NULL, *err = NULL, path[300];
+	const char *tiny = "--quick --max-size 4KiB";
+	if (t_scratch_untrusted()) {
+		t_skip("calibrate --system", t_scratch_untrusted());
+		return;
+	}
+	chmod(dir, 0755);  /* as /var/lib is: others may search it */
+	snprintf(path, sizeof path, "%s/sys/ntmem/profile", dir);
+	snprintf(cmd, sizeof cmd, "umask 077; NTMEM_SYSTEM_PROFILE=%s %s calibrate "
+		 "%s --system", path, t_ntmem(), tiny);
+	int st = t_run(cmd, &out, &err);
+	char sys[300], sys_ntmem[300];
+	snprintf(sys, sizeof sys, "%s/sys", dir);
+	snprintf(sys_ntmem, sizeof sys_ntmem, "%s/sys/ntmem", dir);
+	t_check(st == 0 && mode_of(sys) == 0755 && mode_of(sys_ntmem) == 0755 &&
+			mode_of(path) == 0644,
+		"calibrate --system under umask 077: directories 0755, the file "
+		"0644", "status %d, modes %o %o %o: %s", st, mode_of(sys),
+		mode_of(sys_ntmem), mode_of(path), err);
+	/* Where a directory above the build is closed to others (/root),
+	 * the warning is right to say so. */
+	if (t_scratch_closed())
+		t_check(strstr(err, "other users cannot search it") != NULL,
+			"calibrate --system: a directory above closed to others is "
+			"warned of", "%s", err);
+	else
+		t_check(!strstr(err, "warning"), "calibrate --system: no warning "
+			"where every user can read the profile", "%s", err);
+	free(out);
+	free(err);
+	chmod(dir, 0700);
+
+	char tmp[] = "/tmp/ntmem-calibrate-system-XXXXXX";
+	if (!mkdtemp(tmp)) {
+		t_fail("calibrate --system: a profile under /tmp", "mkdtemp: %s",
+		       strerror(errno));
+		return;
+	}
+	snprintf(cmd, sizeof cmd, "NTMEM_SYSTEM_PROFILE=%s/profile %s calibrate %s "
+		 "--system", tmp, t_ntmem(), tiny);
+	st = t_run(cmd, &out, &err);
+	t_check(st == 0 && strstr(err, "warning") &&
+			strstr(err, "libntmem will ignore this profile: not trusted: "
+				    "/tmp is writable by others"),
+		"calibrate --system: a profile libntmem would not trust is written "
+		"with a warning saying why", "status %d: %s", st, err);
+	free(out);
+	free(err);
+	snprintf(path, sizeof path, "%s/profile", tmp);
+	unlink(path);
+	rmdir(tmp);
+}
+
 int main(void)
 {
 	if (t_scratch_make("calibrate"))
@@ -422,6 +494,7 @@ int main(void)
 	test_confidence();
 	test_usage_errors();
 	test_write_and_read_back();
+	test_system();
 	t_scratch_remove();
 	return t_finish();
 }

@@ -652,6 +652,37 @@ static void test_victim_command(void)
 	t_json_free(j);
 	free(out);
 	free(err);
+
+	/* One run has no spread: no "vary by 0.0%", and no verdict. */
+	const char *one = "-o memset -f streaming,cached -s 1MiB -r 1 %s--victim -- true";
+	char args[200];
+	snprintf(args, sizeof args, one, "");
+	st = run_tool(args, &out, &err);
+	t_check(st == 0 && strstr(out, "one run: no spread, so no verdict") &&
+			!strstr(out, "vary by") && strstr(out, "verdict (memset): none: ") &&
+			!strstr(out, "streaming spares") && !strstr(out, "streaming costs") &&
+			!strstr(out, "too noisy"),
+		"victim command, -r 1: no spread, no verdict", "status %d %s\n%s", st,
+		err, out);
+	free(out);
+	free(err);
+	snprintf(args, sizeof args, one, "--json ");
+	st = run_tool(args, &out, &err);
+	j = st == 0 ? t_json_parse(out, perr, sizeof perr) : NULL;
+	const struct t_json *spread = j ? t_json_get(j, "control_spread") : NULL;
+	verdicts = j ? t_json_get(j, "verdicts") : NULL;
+	arms = j ? t_json_get(j, "arms") : NULL;
+	int nulls = arms && arms->count > 1;
+	for (size_t i = 0; nulls && i < arms->count; i++)
+		nulls = t_json_get(&arms->items[i], "noisy")->type == TJ_NULL;
+	t_check(spread && spread->type == TJ_NULL && nulls && verdicts &&
+			verdicts->count == 1 &&
+			!strncmp(verdicts->items[0].string, "none: one run", 13),
+		"victim command, -r 1, JSON: control_spread and noisy null, the "
+		"verdict none", "status %d %s %s\n%s", st, perr, err, out);
+	t_json_free(j);
+	free(out);
+	free(err);
 }
 
 int main(void)

@@ -29,6 +29,7 @@
 #include "dispatch/select.h"
 #include "dispatch/width.h"
 #include "harness.h"
+#include "machines.h"
 #include "util/size.h"
 
 #define MAX_SIZES 32
@@ -67,18 +68,6 @@ static int size_index(struct table *t, size_t size)
 	return t->nsizes++;
 }
 
-static const char *text(const struct t_json *j, const char *key)
-{
-	const struct t_json *v = t_json_get(j, key);
-	return v && v->type == TJ_STRING ? v->string : "";
-}
-
-static double number(const struct t_json *j, const char *key)
-{
-	const struct t_json *v = t_json_get(j, key);
-	return v && v->type == TJ_NUMBER ? v->number : 0;
-}
-
 /* The table of results (single-thread rows) of a bench --json file. */
 static struct t_json *load(const char *path, struct table *t)
 {
@@ -104,49 +93,18 @@ static struct t_json *load(const char *path, struct table *t)
 	const struct t_json *rows = t_json_get(j, "results");
 	for (size_t i = 0; rows && i < rows->count; i++) {
 		const struct t_json *r = &rows->items[i];
-		if (number(r, "threads") > 1)
+		if (machine_number(r, "threads") > 1)
 			continue;
-		int s = size_index(t, (size_t)number(r, "size"));
-		int k = fn_index(t, text(r, "function"), 1);
+		int s = size_index(t, (size_t)machine_number(r, "size"));
+		int k = fn_index(t, machine_text(r, "function"), 1);
 		if (s < 0 || k < 0)
 			continue;
-		t->gbps[s][k] = number(r, "gbps_median");
+		t->gbps[s][k] = machine_number(r, "gbps_median");
 		if (!strcmp(t->fn[k], "auto"))
 			snprintf(t->auto_ran[s], sizeof t->auto_ran[s], "%s",
-				 text(r, "dispatch"));
+				 machine_text(r, "dispatch"));
 	}
 	return j;
-}
-
-/* The recorded CPU as the library would have detected it. */
-static void cpu_from(const struct t_json *id, const struct t_json *machine,
-		     struct cpu *cpu)
-{
-	memset(cpu, 0, sizeof *cpu);
-	snprintf(cpu->vendor, sizeof cpu->vendor, "%s", text(id, "vendor"));
-	snprintf(cpu->brand, sizeof cpu->brand, "%s", text(id, "brand"));
-	snprintf(cpu->hypervisor, sizeof cpu->hypervisor, "%s", text(id, "hypervisor"));
-	cpu->family = (unsigned)number(id, "family");
-	cpu->model = (unsigned)number(id, "model");
-	cpu->stepping = (unsigned)number(id, "stepping");
-	const struct t_json *features = t_json_get(id, "features");
-	for (size_t i = 0; features && i < features->count; i++)
-		for (unsigned bit = 1; bit < CPU_FEATURE_END; bit <<= 1)
-			if (features->items[i].type == TJ_STRING &&
-			    !strcmp(features->items[i].string, ntm_cpu_feature_name(bit)))
-				cpu->usable |= bit;
-	cpu->reported = cpu->usable;
-	const struct t_json *caches = t_json_get(id, "caches");
-	struct cache_info *into[2] = {&cpu->cpuid_caches, &cpu->sysfs_caches};
-	const char *from[2] = {"cpuid", "sysfs"};
-	for (int i = 0; i < 2; i++) {
-		const struct t_json *c = t_json_get(caches, from[i]);
-		into[i]->l1d = (size_t)number(c, "l1d");
-		into[i]->l2 = (size_t)number(c, "l2");
-		into[i]->l3 = (size_t)number(c, "l3");
-		into[i]->l3_shared_by = (unsigned)number(c, "l3_shared_by");
-	}
-	cpu->online_cpus = (unsigned)number(machine, "online_cpus");
 }
 
 /* The row a variant's calls are recorded under. */
@@ -344,13 +302,13 @@ static void replay_machine(const char *name)
 				continue;
 			}
 #ifndef __x86_64__
-			if (!strcmp(text(id, "arch"), "x86_64")) {
+			if (!strcmp(machine_text(id, "arch"), "x86_64")) {
 				t_json_free(j);
 				break;
 			}
 #endif
 			struct cpu cpu;
-			cpu_from(id, machine, &cpu);
+			machine_cpu_from(id, machine, &cpu);
 			size_t small_max = ntm_width_small_max(ntm_width_for(cpu.usable));
 			replay_builtin(&cpu, NULL, cls, &t, &b);
 			replay_fitter(&cpu, cls, &t, small_max, &f);

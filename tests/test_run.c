@@ -322,6 +322,95 @@ static void test_report_merge(void)
 		strerror(errno));
 }
 
+/* Processes without a record: markers (one per program of a pid, so a
+ * fork child that then exec'd counts once), a pid whose later program
+ * has a record (not counted), and children counted in a parent's
+ * record; and the verdict they leave. */
+static void test_report_lost(void)
+{
+	char dir[] = "/tmp/ntmem-run-lost-XXXXXX";
+	static struct tree t;
+	struct cli_error e;
+	if (variant_id(NTMEM_OP_COPY, 1) < 0) {
+		t_skip("report: processes without a record", "no variant streams on "
+		       "this architecture (the portable build)");
+		return;
+	}
+	if (!mkdtemp(dir)) {
+		t_fail("report: processes without a record", "mkdtemp: %s", strerror(errno));
+		return;
+	}
+	char path[PATH_MAX];
+	/* The command (recorded; two of its fork children had neither a
+	 * record nor a marker), pid +1 with two markers (fork, exec), pid +2
+	 * with a marker and then a record. */
+	struct ntm_record *r = new_record("sh", NO_PID, 1);
+	add_copies(r, 10, MiB, 0);
+	r->lost_children = 2;
+	r->lost_errno = EMFILE;
+	int bad = write_record(dir, "5000000-0.rec", r, sizeof *r);
+	r = new_record("cc", NO_PID + 2, 1);
+	bad |= write_record(dir, "5000002-1.rec", r, sizeof *r);
+	static const char *const markers[][2] = {
+		{"5000001-0.lost", "errno=28"}, {"5000001-1.lost", "errno=28"},
+		{"5000002-0.lost", "errno=24"}, {"5000003-0.lost", "errno=28"},
+	};
+	for (size_t i = 0; i < sizeof markers / sizeof markers[0]; i++) {
+		snprintf(path, sizeof path, "%s/%s", dir, markers[i][0]);
+		bad |= symlink(markers[i][1], path);
+	}
+	tree_init(&t);
+	int rc = tree_fold(&t, dir, NO_PID, 1, &e);
+	struct tree_lost_why why[4];
+	size_t nwhy = 0;
+	unsigned lost = tree_lost_processes(&t, why, 4, &nwhy);
+	int enospc = -1, emfile = -1;
+	for (size_t i = 0; i < nwhy; i++) {
+		if (why[i].err == ENOSPC)
+			enospc = (int)why[i].processes;
+		if (why[i].err == EMFILE)
+			emfile = (int)why[i].processes;
+	}
+	t_check(!bad && !rc && t.nproc == 2 && lost == 4 && enospc == 2 && emfile == 2 &&
+			report_verdict_basis(&t) == VERDICT_WITHHELD,
+		"report: processes without a record: one per pid, a pid recorded "
+		"later not among them, children counted in a parent's; as many as "
+		"those recorded withholds the verdict",
+		"rc %d bad %d, %zu recorded, %u lost (ENOSPC %d, EMFILE %d), basis %d",
+		rc, bad, t.nproc, lost, enospc, emfile, report_verdict_basis(&t));
+	tree_free(&t);
+	memset(&t, 0, sizeof t);
+
+	/* One lost beside two recorded: the verdict stands, qualified. */
+	r = new_record("make", NO_PID, 1);
+	add_copies(r, 10, MiB, 0);
+	bad = write_record(dir, "5000000-0.rec", r, sizeof *r);
+	r = new_record("cc", NO_PID + 1, 1);
+	bad |= write_record(dir, "5000001-0.rec", r, sizeof *r);
+	snprintf(path, sizeof path, "%s/5000002-0.lost", dir);
+	bad |= symlink("errno=28", path);
+	tree_init(&t);
+	rc = tree_fold(&t, dir, NO_PID, 1, &e);
+	char text[4096] = "";
+	FILE *f = fmemopen(text, sizeof text - 1, "w");
+	struct run_outcome out = {0};
+	char *argv[] = {"make", NULL};
+	if (f) {
+		report_text(f, &t, &out, argv);
+		fclose(f);
+	}
+	t_check(!bad && !rc && report_verdict_basis(&t) == VERDICT_PARTIAL &&
+			strstr(text, "1 process left no record (No space left on device)") &&
+			strstr(text, "verdict, from the recorded processes only (1 left no "
+				     "record)"),
+		"report: one process of three without a record qualifies the verdict",
+		"rc %d bad %d basis %d\n%s", rc, bad, report_verdict_basis(&t), text);
+	tree_free(&t);
+	int empty = rmdir(dir) == 0;
+	t_check(empty, "report: every marker read is removed", "%s: %s", dir,
+		strerror(errno));
+}
+
 /* An installed tree: bin/ntmem and lib/libntmem-preload.so under any
  * prefix, whatever LIBDIR the binary was built with. */
 static void test_installed_layout(void)
@@ -388,6 +477,7 @@ int main(void)
 	test_environment_joins();
 	test_installed_layout();
 	test_report_merge();
+	test_report_lost();
 	if (spawn_unavailable())
 		t_skip("run: the ntmem binary itself", spawn_unavailable());
 	else

@@ -74,7 +74,12 @@ size_t ntm_ladder_threshold(const struct ladder *l)
 	return SIZE_MAX;
 }
 
-/* Rebuild l from its cached rungs below t, then l->streaming from t. */
+/* Stream from t up with l->streaming.  Below t every size keeps the
+ * cached variant that served it: a cached rung keeps its band (cut at
+ * t), and the band of a streaming rung goes to its cached twin, the
+ * rung below it, which NTMEM_F_TEMPORAL calls there already took.  So
+ * no edge between two cached rungs moves, and a cached rung above a
+ * streaming one keeps its lower edge; only the edge at t is new. */
 void ntm_ladder_set_threshold(struct ladder *l, size_t t,
 			      enum ntmem_origin origin)
 {
@@ -84,35 +89,35 @@ void ntm_ladder_set_threshold(struct ladder *l, size_t t,
 	for (unsigned i = 0; i < old.count && from < t; i++) {
 		size_t to = old.to[i] < t ? old.to[i] : t;
 		if (!ntm_streams(old.v[i])) {
-			int stretched = to != old.to[i];
-			ntm_ladder_push(l, old.v[i], to,
-					stretched ? origin : old.origin[i]);
+			int cut = to != old.to[i];
+			ntm_ladder_push(l, old.v[i], to, cut ? origin : old.origin[i]);
+		} else if (l->count) {  /* the rung below reaches on, its twin */
+			l->to[l->count - 1] = to;
+			l->origin[l->count - 1] = origin;
+		} else {
+			ntm_ladder_push(l, old.cached[i], to, origin);
 		}
 		from = old.to[i];
 	}
-	if (l->count == 0 && t > 0)
-		ntm_ladder_push(l, old.cached[0], t, origin);
-	else if (l->count)
-		l->to[l->count - 1] = t;  /* the last cached rung reaches t */
 	if (t < SIZE_MAX || l->count == 0)
 		ntm_ladder_push(l, old.streaming, SIZE_MAX, origin);
 	l->cached[0] = old.cached[0];
 	ntm_ladder_finish(l, old.streaming);
 }
 
+/* v serves every cached rung in place: no edge moves, so a cached rung
+ * above a streaming one stays above it.  Neighbours that become alike
+ * are left to the caller to merge (the policy does). */
 void ntm_ladder_set_cached(struct ladder *l, const struct variant *v,
 			   enum ntmem_origin origin)
 {
-	struct ladder old = *l;
-	size_t t = ntm_ladder_threshold(&old);
-	l->count = 0;
-	if (t > 0)
-		ntm_ladder_push(l, v, t, origin);
-	for (unsigned i = 0; i < old.count; i++)
-		if (ntm_streams(old.v[i]))
-			ntm_ladder_push(l, old.v[i], old.to[i], old.origin[i]);
-	l->cached[0] = v;
-	ntm_ladder_finish(l, old.streaming);
+	for (unsigned i = 0; i < l->count; i++)
+		if (!ntm_streams(l->v[i])) {
+			l->v[i] = v;
+			l->origin[i] = origin;
+		}
+	l->cached[0] = v;  /* TEMPORAL, where every rung streams */
+	ntm_ladder_finish(l, l->streaming);
 }
 
 void ntm_ladder_set_streaming(struct ladder *l, const struct variant *v,

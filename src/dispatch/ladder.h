@@ -64,9 +64,12 @@ void ntm_ladder_finish(struct ladder *l,
 		       const struct variant *fallback_streaming);
 
 /* Edits that keep the rest of the ladder.  threshold: stream from t up
- * (SIZE_MAX: never) with l->streaming, the cached rungs below kept and
- * the last stretched up to t.  cached: v serves every cached rung, merged
- * into one.  streaming: v serves the streaming rungs and NONTEMPORAL. */
+ * (SIZE_MAX: never) with l->streaming; below t each size keeps the
+ * cached variant that served it (a streaming rung's band goes to the
+ * cached rung below it), the last cached rung ends at t.  cached: v
+ * serves every cached rung, each in its own band.  streaming: v serves
+ * the streaming rungs and NONTEMPORAL.  cached and streaming move no
+ * edge; threshold moves only those at and above t. */
 void ntm_ladder_set_threshold(struct ladder *l, size_t t,
 			      enum ntmem_origin origin);
 void ntm_ladder_set_cached(struct ladder *l, const struct variant *v,

@@ -66,14 +66,14 @@ static void apply_profile(struct policy *p, const struct cpu *cpu,
 	struct profile prof;
 	char why[NTM_NOTE_LEN - 64];
 	int saved = errno;
-	int absent = access(path, F_OK) && errno == ENOENT;
+	int read = ntm_profile_read(path, cpu, &prof, why, sizeof why);
 	errno = saved;
-	if (absent) {
+	if (read == NTM_PROFILE_ABSENT) {
 		snprintf(p->profile_status, sizeof p->profile_status,
 			 "not present");
 		return;
 	}
-	if (ntm_profile_read(path, cpu, &prof, why, sizeof why)) {
+	if (read) {
 		snprintf(p->profile_status, sizeof p->profile_status,
 			 "ignored: %s", why);
 		ntm_policy_note(p, "profile %s: %s", path, why);
@@ -88,8 +88,14 @@ static void apply_profile(struct policy *p, const struct cpu *cpu,
 	for (int cls = 0; cls < NTM_CLASSES; cls++) {
 		const struct profile_ladder *pl = &prof.ladder[cls];
 		struct ladder l;
-		if (!pl->rungs[0])
+		if (!pl->rungs[0]) {
+			if (pl->streaming[0])  /* names a rung of no ladder */
+				ntm_policy_note(p, "profile %s: streaming.%s '%s' "
+						"without a ladder.%s line: ignored", path,
+						ntm_class_key[cls], pl->streaming,
+						ntm_class_key[cls]);
 			continue;
+		}
 		if (ntm_ladder_parse(&l, ntm_op_of(cls), cls == NTMEM_CLASS_SET_ZERO,
 				     pl->rungs, NTMEM_ORIGIN_PROFILE, why,
 				     sizeof why)) {

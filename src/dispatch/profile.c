@@ -128,14 +128,21 @@ static int parse_line(struct profile *p, const char *key, const char *val)
 int ntm_profile_read(const char *path, const struct cpu *cpu,
 		     struct profile *p, char *why, size_t why_len)
 {
-	/* Non-blocking, and regular files only: a FIFO or device named by
-	 * NTMEM_PROFILE must not hang the first ntmem_set of a program. */
-	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	int fd = ntm_profile_open(path, why, why_len);
+	if (fd < 0)
+		return errno == ENOENT || errno == ENOTDIR ? NTM_PROFILE_ABSENT : -1;
+	return ntm_profile_read_fd(fd, cpu, p, why, why_len);
+}
+
+int ntm_profile_read_fd(int fd, const struct cpu *cpu, struct profile *p,
+			char *why, size_t why_len)
+{
+	/* Regular files only: a FIFO or device must not hang the first
+	 * ntmem_set of a program (ntm_profile_open() refuses them too). */
 	struct stat st;
-	if (fd < 0 || fstat(fd, &st)) {
+	if (fstat(fd, &st)) {
 		snprintf(why, why_len, "cannot open: %s", strerror(errno));
-		if (fd >= 0)
-			close(fd);
+		close(fd);
 		return -1;
 	}
 	if (!S_ISREG(st.st_mode)) {
@@ -257,7 +264,7 @@ static void append(char *buf, size_t size, size_t *len, const char *fmt, ...)
 }
 
 int ntm_profile_write(const char *path, const struct profile *p,
-		      const char *comment)
+		      const char *comment, unsigned flags)
 {
 	char text[8192];
 	size_t len = 0;
@@ -299,9 +306,14 @@ int ntm_profile_write(const char *path, const struct profile *p,
 	}
 	append(text, sizeof text, &len, "end %08x\n", fnv1a(text, len));
 
-	/* The shared writer: the directory made 0700, the file created with
-	 * the umask respected, a link followed, replaced atomically. */
-	return ntm_outfile_write(path, text, len, NTM_OUTFILE_MKDIR);
+	/* The shared writer: a link followed, replaced atomically, with the
+	 * modes the reader's trust needs (profile_trust.c): never writable
+	 * by group or others, whatever the umask or the file replaced. */
+	const struct ntm_outfile_modes own = {.file = 0644, .dir = 0700};
+	const struct ntm_outfile_modes shared = {.file = 0644, .dir = 0755,
+						 .exact = 1};
+	return ntm_outfile_write_modes(path, text, len, NTM_OUTFILE_MKDIR,
+				       flags & NTM_PROFILE_SHARED ? &shared : &own);
 }
 
 int ntm_profile_path(char *buf, size_t len, const char **why)
@@ -342,18 +354,26 @@ const char *ntm_profile_system_path(void)
 	return env && env[0] == '/' ? env : NTM_SYSTEM_PROFILE;
 }
 
+/* Is there a file at path, as far as this process can tell?  One behind
+ * a directory it may not search is there: its reader says why. */
+static int exists(const char *path)
+{
+	struct stat st;
+	return !stat(path, &st) || (errno != ENOENT && errno != ENOTDIR);
+}
+
 int ntm_profile_in_effect(char *buf, size_t len, const char **why)
 {
 	int saved = errno;
 	int user = ntm_profile_path(buf, len, why) == 0;
 	if (secure_getenv("NTMEM_PROFILE"))
 		return user ? 0 : -1;  /* named, or disabled: nothing else */
-	if (user && !access(buf, F_OK)) {
+	if (user && exists(buf)) {
 		errno = saved;
 		return 0;
 	}
 	const char *sys = ntm_profile_system_path();
-	if (!access(sys, F_OK) && (size_t)snprintf(buf, len, "%s", sys) < len) {
+	if (exists(sys) && (size_t)snprintf(buf, len, "%s", sys) < len) {
 		errno = saved;
 		return 0;
 	}

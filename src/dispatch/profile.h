@@ -48,16 +48,44 @@ struct profile {
 /* A profile for cpu with no measured values yet. */
 void ntm_profile_init(struct profile *p, const struct cpu *cpu);
 
-/* Read path into *p.  Returns 0, or -1 with the reason in why (e.g.
- * "truncated: no end line", "made on another CPU: ..."). */
+/*
+ * Open path for reading as a profile, if it can be trusted: the file and
+ * every directory above it owned by root or by this process's effective
+ * uid, and none of them writable by group or others (a sticky
+ * world-writable directory such as /tmp is refused too).  A symbolic
+ * link on the way counts when it is owned so, and its target passes the
+ * same test.  Only a regular file is opened (O_NONBLOCK, O_NOFOLLOW: what
+ * was checked is what is read).  Returns the descriptor, or -1 with
+ * errno (ENOENT or ENOTDIR: there is no such file; EPERM: not trusted)
+ * and the reason in why ("not trusted: /tmp is writable by others
+ * (mode 1777)").  profile_trust.c.
+ */
+int ntm_profile_open(const char *path, char *why, size_t why_len);
+
+/* Read a profile from fd (closed here, whatever happens) into *p.
+ * Returns 0, or -1 with the reason in why (e.g. "truncated: no end
+ * line", "made on another CPU: ..."). */
+int ntm_profile_read_fd(int fd, const struct cpu *cpu, struct profile *p,
+			char *why, size_t why_len);
+
+/* ntm_profile_open(), then ntm_profile_read_fd().  Returns 0;
+ * NTM_PROFILE_ABSENT when there is no such file; -1 with the reason in
+ * why otherwise. */
+#define NTM_PROFILE_ABSENT (-2)
 int ntm_profile_read(const char *path, const struct cpu *cpu,
 		     struct profile *p, char *why, size_t why_len);
 
 /* Write *p to path atomically (a temporary file in the same directory,
  * then rename), creating the directory if needed.  comment, if not NULL,
- * is written as '#' lines.  Returns 0, or -1 with errno set. */
+ * is written as '#' lines.  The file is mode 0644 less the umask, and
+ * directories made for it 0700, so that the writer alone can change
+ * them; with NTM_PROFILE_SHARED (the system-wide profile) the file is
+ * 0644 and its new directories 0755 whatever the umask, so that every
+ * user can read it and only its owner write it.  Returns 0, or -1 with
+ * errno set. */
+#define NTM_PROFILE_SHARED 0x1u
 int ntm_profile_write(const char *path, const struct profile *p,
-		      const char *comment);
+		      const char *comment, unsigned flags);
 
 /* The user's profile path: NTMEM_PROFILE if set, else
  * $XDG_CACHE_HOME/ntmem/profile, else $HOME/.cache/ntmem/profile.
@@ -75,8 +103,10 @@ const char *ntm_profile_system_path(void);
 
 /* The profile that serves this process: the user's when NTMEM_PROFILE
  * names one or the user's file exists, else the system-wide one when it
- * exists, else the user's (to report as not present).  Returns 0, or -1
- * as ntm_profile_path() does. */
+ * exists, else the user's (to report as not present).  A file exists
+ * here unless looking it up says there is none (ENOENT, ENOTDIR): one
+ * that cannot be read is taken, so that the reader says why.  Returns 0,
+ * or -1 as ntm_profile_path() does. */
 int ntm_profile_in_effect(char *buf, size_t len, const char **why);
 
 #endif

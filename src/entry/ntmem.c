@@ -14,6 +14,7 @@
 #include "parallel/parallel.h"
 #include "variants/fence.h"
 #include "variants/libc.h"
+#include "util/sanitize.h"
 
 
 const char *ntmem_version(void)
@@ -91,7 +92,10 @@ NTM_NO_SANITIZE const struct entry_width *ntm_entry_width(void)
 	return ntm_entry_width_for(ntm_width_choose());
 }
 
-#if defined(__x86_64__) && defined(__ELF__)
+/* In an AddressSanitizer build the plain calls are C, which checks the
+ * buffers first (util/sanitize.h); the resolvers' direct jumps to the
+ * assembly would leave nowhere to check. */
+#if defined(__x86_64__) && defined(__ELF__) && !defined(NTM_ASAN)
 /* IFUNC resolvers: the dynamic linker calls them once, before anything
  * else of the library runs, and the calls then go straight to the entry
  * of this CPU's width, as calls to glibc's memset do. */
@@ -141,14 +145,17 @@ size_t ntmem_copy_safe(void *dst, const void *src, size_t n, unsigned flags)
 size_t ntmem_set_safe(void *dst, int c, size_t n, unsigned flags)
 	__attribute__((ifunc("resolve_set_safe")));
 #else
-/* One width per architecture: no choice at load. */
+/* One width per architecture (or an ASan build): no choice at load. */
 void *ntmem_set(void *dst, int c, size_t n)
 {
+	NTM_ASAN_WRITE(dst, n);
 	return ntm_entry_width()->set(dst, c, n);
 }
 
 void *ntmem_copy(void *dst, const void *src, size_t n)
 {
+	NTM_ASAN_READ(src, n);
+	NTM_ASAN_WRITE(dst, n);
 	return ntm_entry_width()->copy(dst, src, n);
 }
 
@@ -179,6 +186,7 @@ void *ntmem_set_flags(void *dst, int c, size_t n, unsigned flags)
 		errno = EINVAL;
 		return NULL;
 	}
+	NTM_ASAN_WRITE(dst, n);
 	if (flags & NTMEM_F_PARALLEL)  /* worker threads: parallel.c */
 		return ntm_parallel_set(dst, c, n, flags);
 	return set_flagged(dst, c, n, flags);
@@ -190,6 +198,8 @@ void *ntmem_copy_flags(void *dst, const void *src, size_t n, unsigned flags)
 		errno = EINVAL;
 		return NULL;
 	}
+	NTM_ASAN_READ(src, n);
+	NTM_ASAN_WRITE(dst, n);
 	if (flags & NTMEM_F_PARALLEL)
 		return ntm_parallel_copy(dst, src, n, flags);
 	return copy_flagged(dst, src, n, flags);
@@ -229,6 +239,7 @@ void *ntmem_variant_set(int id, void *dst, int c, size_t n, unsigned flags)
 	}
 	if (n == 0)
 		return dst;
+	NTM_ASAN_WRITE(dst, n);
 	v->set(dst, c, n);
 	ntm_fence_after(ntm_streams(v), flags);
 	return dst;
@@ -246,6 +257,8 @@ void *ntmem_variant_copy(int id, void *dst, const void *src, size_t n,
 	}
 	if (n == 0)
 		return dst;
+	NTM_ASAN_READ(src, n);
+	NTM_ASAN_WRITE(dst, n);
 	v->copy(dst, src, n);
 	ntm_fence_after(ntm_streams(v), flags);
 	return dst;

@@ -25,6 +25,7 @@
 #include "dispatch/select.h"
 #include "pool.h"
 #include "dispatch/registry.h"
+#include "util/sanitize.h"
 #include "util/size.h"
 
 
@@ -261,6 +262,9 @@ static void *checked_call(struct request *r, const struct ntmem_opts *opts)
 		errno = EINVAL;
 		return NULL;
 	}
+	if (r->op == NTMEM_OP_COPY)
+		NTM_ASAN_READ(r->src, r->n);
+	NTM_ASAN_WRITE(r->dst, r->n);
 	return write_extent(r);
 }
 

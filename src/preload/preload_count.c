@@ -3,7 +3,9 @@
  * process keeps a record of its calls (record.h) in the directory ntmem
  * run named, mapped shared, so the counts reach the file as they are made
  * and survive however the process ends.  ntmem run merges the records
- * once the command has finished.
+ * once the command has finished.  A process that cannot make its record
+ * leaves a marker saying why, or is counted in its parent's record, so
+ * that the report can say how many processes it is missing.
  *
  * Counting is switched on by routing the functions through the wrappers
  * below, so the ordinary path has no test for it.  A counted call costs a
@@ -161,16 +163,35 @@ static int trusted_dir(const char *path)
 	       st.st_uid == geteuid() && !(st.st_mode & 077);
 }
 
+/* The name of this process's entry seq in the report directory: its
+ * record (NTM_RECORD_SUFFIX) or its marker (NTM_LOST_SUFFIX). */
+static void entry_name(char *path, size_t len, unsigned seq, const char *suffix)
+{
+	snprintf(path, len, "%s/%ld-%u%s", report_dir, (long)getpid(), seq, suffix);
+}
+
+/* Has this process a marker numbered seq (a fork child's, before it
+ * exec'd the program now starting)? */
+static int marker_at(unsigned seq)
+{
+	char path[PATH_MAX + 64];
+	struct stat st;
+	entry_name(path, sizeof path, seq, NTM_LOST_SUFFIX);
+	return lstat(path, &st) == 0;
+}
+
 /* A new, zeroed record named after this process, mapped shared, its
  * blocks reserved up front (a store to an unbacked page of a full file
- * system would raise SIGBUS in the program); NULL if any step fails. */
+ * system would raise SIGBUS in the program); NULL with errno if any step
+ * fails. */
 static struct ntm_record *record_create(void)
 {
 	char path[PATH_MAX + 64];
 	int fd = -1;
 	for (unsigned seq = 0; fd < 0 && seq < 1000; seq++) {
-		snprintf(path, sizeof path, "%s/%ld-%u" NTM_RECORD_SUFFIX,
-			 report_dir, (long)getpid(), seq);
+		if (marker_at(seq))
+			continue;
+		entry_name(path, sizeof path, seq, NTM_RECORD_SUFFIX);
 		fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW,
 			  0600);
 		if (fd < 0 && errno != EEXIST)
@@ -179,15 +200,56 @@ static struct ntm_record *record_create(void)
 	if (fd < 0)
 		return NULL;
 	void *map = MAP_FAILED;
-	if (posix_fallocate(fd, 0, sizeof(struct ntm_record)) == 0)
+	int err = posix_fallocate(fd, 0, sizeof(struct ntm_record));
+	if (!err) {
 		map = mmap(NULL, sizeof(struct ntm_record), PROT_READ | PROT_WRITE,
 			   MAP_SHARED, fd, 0);
+		err = errno;
+	}
 	close(fd);
 	if (map == MAP_FAILED) {
 		unlink(path);
+		errno = err;
 		return NULL;
 	}
 	return map;
+}
+
+/* ------------------------------------------------------------------ */
+/* A process without a record                                          */
+/* ------------------------------------------------------------------ */
+
+/* Say in the report directory that this process has no record, and why:
+ * a marker (record.h, NTM_LOST_SUFFIX) at the first number no record or
+ * marker of this pid has.  Only a short symbolic link: no descriptor, no
+ * data block.  0, or -1 when not even that can be made. */
+static int leave_marker(int err)
+{
+	char path[PATH_MAX + 64], record_path[PATH_MAX + 64], target[32];
+	struct stat st;
+	snprintf(target, sizeof target, NTM_LOST_PREFIX "%d", err);
+	for (unsigned seq = 0; seq < 1000; seq++) {
+		entry_name(record_path, sizeof record_path, seq, NTM_RECORD_SUFFIX);
+		if (lstat(record_path, &st) == 0)
+			continue;
+		entry_name(path, sizeof path, seq, NTM_LOST_SUFFIX);
+		if (!symlink(target, path))
+			return 0;
+		if (errno != EEXIST)
+			return -1;
+	}
+	return -1;
+}
+
+/* This process could make no record (err says why): a marker, else, in
+ * a fork child, a count in the parent's record, which the child still
+ * maps: shared, so the count reaches the parent's file. */
+static void record_failed(struct ntm_record *parent, int err)
+{
+	if (!leave_marker(err) || !parent)
+		return;
+	__atomic_fetch_add(&parent->lost_children, 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&parent->lost_errno, err, __ATOMIC_RELAXED);
 }
 
 /* The line "ntmem info" gives as the policy's sources. */
@@ -273,19 +335,27 @@ static void describe(struct ntm_record *r, const struct policy *p)
  * calls of atfork handlers registered before the shim's. */
 static void start_child_record(void)
 {
+	int saved = errno;  /* the program's, after its fork() */
 	struct ntm_record *parent = record, *r = record_create();
 	__atomic_store_n(&record, r, __ATOMIC_RELAXED);
 	if (!r) {
+		record_failed(parent, errno);
 		ntm_shim_route_all(0);
+		errno = saved;
 		return;
 	}
+	if (!parent)  /* the parent has no record, and does not count */
+		ntm_shim_route_all(1);
 	const struct policy *p = ntm_policy_ready();
 	if (p)
 		describe(r, p);
 	else if (parent)
 		ntm_shim_width()->copy(r, parent, offsetof(struct ntm_record, cell));
+	r->lost_children = 0;  /* the parent's, if copied */
+	r->lost_errno = 0;
 	r->pid = getpid();
 	r->ppid = getppid();
+	errno = saved;
 }
 
 int ntm_shim_report_setup(void)
@@ -296,13 +366,19 @@ int ntm_shim_report_setup(void)
 		return 0;
 	snprintf(report_dir, sizeof report_dir, "%s", dir);
 	struct ntm_record *r = record_create();
-	if (!r)
-		return 0;
-	describe(r, p);
+	if (r)
+		describe(r, p);
+	else
+		record_failed(NULL, errno);
+	/* Children try for records of their own, even where this process
+	 * could make none. */
 	if (pthread_atfork(NULL, NULL, start_child_record)) {
-		munmap(r, sizeof *r);
+		if (r)
+			munmap(r, sizeof *r);
 		return 0;
 	}
+	if (!r)
+		return 0;
 	__atomic_store_n(&record, r, __ATOMIC_RELAXED);
 	return 1;
 }

@@ -47,6 +47,14 @@ enum { SHIM_SET_FUNCTIONS = 0 NTM_SHIM_SET_FUNCTIONS(NTM_SHIM_ONE) };
 #define NTM_RECORD_MAGIC "ntmrec4"  /* changes with the layout */
 #define NTM_RECORD_SUFFIX ".rec"    /* files are PID-SEQ.rec */
 
+/* A process whose record could not be made (no space, no descriptor, no
+ * memory) leaves instead a symbolic link PID-SEQ.lost whose target is
+ * "errno=N": it needs no descriptor and, being short, no data block (it
+ * lives in its inode on tmpfs and ext4).  SEQ numbers records and
+ * markers of one pid together, in the order its programs ran. */
+#define NTM_LOST_SUFFIX ".lost"
+#define NTM_LOST_PREFIX "errno="
+
 /* Size buckets: 0 holds calls of 0 bytes; k (1..40) those of
  * [2^(k-1), 2^k) bytes; the last, 41, every call of 1 TiB and more. */
 #define NTM_RECORD_BUCKETS 42
@@ -97,6 +105,11 @@ struct ntm_record {
 	char magic[8];            /* NTM_RECORD_MAGIC */
 	uint32_t size;            /* sizeof (struct ntm_record) */
 	uint32_t exited;          /* 1 once exit() ran the shim's destructor */
+	/* Fork children of this process that could make neither a record
+	 * nor a marker, counted here through the mapping they inherit (it
+	 * needs neither space nor a descriptor), and the last one's errno. */
+	uint32_t lost_children;
+	int32_t lost_errno;
 	int64_t pid, ppid;
 	uint64_t small_max;       /* the entry points' small path: up to this */
 	char program[64];         /* program_invocation_short_name */

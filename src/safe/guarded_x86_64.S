@@ -561,10 +561,17 @@ FUNCTION ntm_safe_set_\w
 /* rep movsb, rep stosb                                                */
 /* ------------------------------------------------------------------ */
 
-/* A faulting rep stops with rdi, rsi and rcx at the element that
- * faulted; the fixups turn that into the loop contract. */
+/* A faulting rep stops with rdi at the element that faulted: the fixups
+ * take the progress point from it alone.  The end (r10) and src - dst
+ * (r8) are set before the rep, not derived from rcx at the fault:
+ * valgrind's emulation of a rep string instruction counts rcx down
+ * before the element's access, so at a fault its rcx is one short, while
+ * rdi is exact there as it is on the CPU. */
 FUNCTION ntm_guarded_copy_movsb
 	mov	%rdx, %rcx
+	lea	(%rdi,%rdx), %r10
+	mov	%rsi, %r8
+	sub	%rdi, %r8
 .Lmovsb:
 	rep movsb
 .Lmovsb_done:
@@ -573,9 +580,6 @@ FUNCTION ntm_guarded_copy_movsb
 	ret
 	END	ntm_guarded_copy_movsb
 .Lfix_movsb:
-	lea	(%rdi,%rcx), %r10
-	mov	%rsi, %r8
-	sub	%rdi, %r8
 	mov	%rdi, %rcx
 	jmp	ntm_replay_copy
 	GUARD	.Lmovsb, .Lmovsb_done, .Lfix_movsb
@@ -583,6 +587,7 @@ FUNCTION ntm_guarded_copy_movsb
 FUNCTION ntm_guarded_set_stosb
 	mov	%esi, %eax
 	mov	%rdx, %rcx
+	lea	(%rdi,%rdx), %r10
 .Lstosb:
 	rep stosb
 .Lstosb_done:
@@ -591,7 +596,6 @@ FUNCTION ntm_guarded_set_stosb
 	ret
 	END	ntm_guarded_set_stosb
 .Lfix_stosb:
-	lea	(%rdi,%rcx), %r10
 	mov	%rdi, %rcx
 	jmp	ntm_replay_set
 	GUARD	.Lstosb, .Lstosb_done, .Lfix_stosb

@@ -198,19 +198,25 @@ int ntm_outfile_prepare(struct ntm_outfile *o, const char *path,
 	return 0;
 }
 
-/* Create the missing directories above path, 0700: a profile's directory
- * is the user's own. */
-static int make_parents(const char *path)
+/* Create the missing directories above path: 0700 (a profile's
+ * directory is the user's own), or as modes say.  A directory made gets
+ * exact modes by chmod: mkdir takes the umask away. */
+static int make_parents(const char *path, const struct ntm_outfile_modes *modes)
 {
 	char dir[NTM_OUTFILE_PATH_MAX];
+	mode_t mode = modes ? modes->dir : 0700;
 	dir_of(path, dir, sizeof dir);
 	for (char *s = dir + 1;; s++) {
 		if (*s != '/' && *s)
 			continue;
 		char end = *s;
 		*s = '\0';
-		if (mkdir(dir, 0700) && errno != EEXIST)
+		if (!mkdir(dir, mode)) {
+			if (modes && modes->exact && chmod(dir, mode))
+				return -1;
+		} else if (errno != EEXIST) {
 			return -1;
+		}
 		if (!end)
 			return 0;
 		*s = '/';
@@ -248,16 +254,22 @@ static void temp_name(const char *path, char *tmp, size_t len)
 	snprintf(tmp, len, "%s.tmp%s", path, suffix);
 }
 
+/* A new file's mode (less the umask, as for open()). */
+static mode_t create_mode(const struct ntm_outfile *o)
+{
+	return o->modes ? o->modes->file : 0666;
+}
+
 /* An unnamed file in path's directory (O_TMPFILE), or -1 where the file
- * system has none.  The mode is taken less the umask, as for open(). */
-static int open_unnamed(const char *path)
+ * system has none. */
+static int open_unnamed(const struct ntm_outfile *o)
 {
 #ifdef O_TMPFILE
 	char dir[NTM_OUTFILE_PATH_MAX];
-	dir_of(path, dir, sizeof dir);
-	return open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0666);
+	dir_of(o->path, dir, sizeof dir);
+	return open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, create_mode(o));
 #else
-	(void)path;
+	(void)o;
 	errno = EOPNOTSUPP;
 	return -1;
 #endif
@@ -279,24 +291,27 @@ static int name_unnamed(int fd, const char *path, char *tmp, size_t len)
 	return -1;
 }
 
-static int open_named(const char *path, char *tmp, size_t len)
+static int open_named(const struct ntm_outfile *o, char *tmp, size_t len)
 {
 	for (int tries = 0; tries < 100; tries++) {
-		temp_name(path, tmp, len);
-		int fd = open(tmp, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0666);
+		temp_name(o->path, tmp, len);
+		int fd = open(tmp, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC,
+			      create_mode(o));
 		if (fd >= 0 || errno != EEXIST)
 			return fd;
 	}
 	return -1;
 }
 
-/* Fill fd with the data, give it the replaced file's mode, flush it. */
+/* Fill fd with the data, give it its mode (the replaced file's, or the
+ * exact one asked for), flush it. */
 static int fill(const struct ntm_outfile *o, int fd, const void *data,
 		size_t len)
 {
 	if (write_all(fd, data, len))
 		return -1;
-	if (o->exists && fchmod(fd, o->keep_mode))
+	if (o->modes ? o->modes->exact && fchmod(fd, o->modes->file)
+		     : o->exists && fchmod(fd, o->keep_mode))
 		return -1;
 	return fsync(fd);
 }
@@ -305,7 +320,7 @@ static int fill(const struct ntm_outfile *o, int fd, const void *data,
 static int make_temporary(const struct ntm_outfile *o, const void *data,
 			  size_t len, char *tmp, size_t tmp_len)
 {
-	int fd = open_unnamed(o->path);
+	int fd = open_unnamed(o);
 	if (fd >= 0) {
 		if (fill(o, fd, data, len)) {
 			int e = errno;
@@ -318,7 +333,7 @@ static int make_temporary(const struct ntm_outfile *o, const void *data,
 		if (named)
 			return 0;
 	}
-	fd = open_named(o->path, tmp, tmp_len);
+	fd = open_named(o, tmp, tmp_len);
 	if (fd < 0)
 		return -1;
 	int bad = fill(o, fd, data, len);
@@ -343,7 +358,7 @@ static int replace(struct ntm_outfile *o, const void *data, size_t len)
 	pthread_sigmask(SIG_BLOCK, &all, &old);
 	char tmp[TMP_PATH_MAX];
 	int r = -1;
-	if ((o->flags & NTM_OUTFILE_MKDIR) && make_parents(o->path))
+	if ((o->flags & NTM_OUTFILE_MKDIR) && make_parents(o->path, o->modes))
 		goto out;
 	if (make_temporary(o, data, len, tmp, sizeof tmp))
 		goto out;
@@ -403,5 +418,15 @@ int ntm_outfile_write(const char *path, const void *data, size_t len,
 	struct ntm_outfile o;
 	if (ntm_outfile_prepare(&o, path, flags))
 		return -1;
+	return ntm_outfile_commit(&o, data, len);
+}
+
+int ntm_outfile_write_modes(const char *path, const void *data, size_t len,
+			    unsigned flags, const struct ntm_outfile_modes *modes)
+{
+	struct ntm_outfile o;
+	if (ntm_outfile_prepare(&o, path, flags))
+		return -1;
+	o.modes = modes;
 	return ntm_outfile_commit(&o, data, len);
 }

@@ -8,7 +8,8 @@
  *       directory, which is renamed over the path once complete, so a
  *       reader sees the old file or the new one, never a part.  A new file
  *       gets mode 0666 less the umask, as the shell's '>' gives it; a
- *       replaced file keeps its permission bits.
+ *       replaced file keeps its permission bits (ntm_outfile_write_modes()
+ *       gives both the modes it is asked for instead).
  *   a symbolic link
  *       Followed (through at most NTM_OUTFILE_MAX_LINKS links); the file it
  *       points to is written or created as above, and the link stays.
@@ -43,7 +44,16 @@
 #define NTM_OUTFILE_PATH_MAX 4096
 
 /* Flags. */
-#define NTM_OUTFILE_MKDIR 0x1u  /* create missing parent directories, 0700 */
+#define NTM_OUTFILE_MKDIR 0x1u  /* create missing parent directories, 0700
+				   (or as ntm_outfile_modes says) */
+
+/* The modes of what ntm_outfile_write_modes() creates: the file (new or
+ * replacing one, whose bits are then not kept) and the directories
+ * NTM_OUTFILE_MKDIR makes; less the umask, or exactly these with exact. */
+struct ntm_outfile_modes {
+	mode_t file, dir;
+	int exact;
+};
 
 enum ntm_outfile_how {
 	NTM_OUTFILE_REPLACE,    /* regular or missing: temporary, then rename */
@@ -59,6 +69,7 @@ struct ntm_outfile {
 	int exists;             /* REPLACE: a regular file is there now */
 	mode_t keep_mode;       /* its permission bits, when it exists */
 	unsigned flags;
+	const struct ntm_outfile_modes *modes;  /* NULL: as described above */
 	const char *why;        /* after a failure: the reason in words, or
 				   NULL when strerror(errno) says it */
 };
@@ -92,5 +103,9 @@ int ntm_outfile_commit(struct ntm_outfile *o, const void *data, size_t len);
 /* Prepare and commit in one call. */
 int ntm_outfile_write(const char *path, const void *data, size_t len,
 		      unsigned flags);
+
+/* The same, with the modes of what is created given (not NULL). */
+int ntm_outfile_write_modes(const char *path, const void *data, size_t len,
+			    unsigned flags, const struct ntm_outfile_modes *modes);
 
 #endif

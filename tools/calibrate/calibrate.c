@@ -503,6 +503,7 @@ int cmd_calibrate(int argc, char **argv)
 		if (cal_write_profile(&o, k, path, &e))
 			cli_exit(&e);
 		written = 1;
+		cal_check_written(path, o.system);
 	}
 	cal_report(&o, k, written || o.output ? path : NULL, written);
 	return 0;

@@ -160,6 +160,12 @@ int cal_confirm(const struct cal_options *o, struct cal_class *k,
 /* The profile path can be written: checked before measuring. */
 int cal_check_output(const char *path, struct cli_error *e);
 
+/* After writing the profile at path: warn on stderr where libntmem would
+ * not read it (untrusted), and for the system-wide one (system) where
+ * other users' processes would not (not root's, or not readable by
+ * them).  profile_check.c. */
+void cal_check_written(const char *path, int system);
+
 /* Write the three ladders to the profile at path. */
 int cal_write_profile(const struct cal_options *o, const struct cal_class *k,
 		      const char *path, struct cli_error *e);

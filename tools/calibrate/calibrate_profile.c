@@ -73,7 +73,7 @@ int cal_write_profile(const struct cal_options *o, const struct cal_class *k,
 				 k[cls].cands[k[cls].streaming].name);
 	}
 	p.min_chunk = o->parallel.min_chunk;
-	if (ntm_profile_write(path, &p, comment))
+	if (ntm_profile_write(path, &p, comment, o->system ? NTM_PROFILE_SHARED : 0))
 		return cli_error(e, CLI_FAILED, "cannot write the profile '%s': %s",
 				 path, strerror(errno));
 	return 0;

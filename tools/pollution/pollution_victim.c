@@ -153,10 +153,17 @@ static void summarize(struct victim_run *v)
 	for (size_t i = 0; i < v->narms; i++) {
 		struct arm *a = &v->arms[i];
 		a->slowdown = a->median / control->median;
-		a->noisy = a->f && spread >= (a->slowdown > 1 ? a->slowdown - 1
-							       : 1 - a->slowdown);
+		a->noisy = a->f && runs > 1 &&
+			   spread >= (a->slowdown > 1 ? a->slowdown - 1
+						      : 1 - a->slowdown);
 	}
 }
+
+/* One run of each arm has no spread: nothing tells a slowdown from the
+ * noise, so there is no verdict (issue 30: "vary by 0.0%" beside a 0.33x
+ * slowdown was false precision). */
+#define ONE_RUN_WHY "one run of each arm has no spread to tell a slowdown " \
+		    "from noise (-r 3 or more)"
 
 /* How much the control's runs vary: their interquartile range over
  * their median. */
@@ -193,6 +200,10 @@ static void verdict(const struct victim_run *v, int op, char *buf, size_t len)
 	const struct arm *s = arm_of(v, op, o->streaming[op]);
 	const struct arm *c = arm_of(v, op, o->reference[op]);
 	char size[32];
+	if (o->runs < 2) {
+		snprintf(buf, len, "none: %s", ONE_RUN_WHY);
+		return;
+	}
 	if (!c)
 		c = arm_of(v, op, o->cached[op]);
 	if (!s || !c) {
@@ -252,8 +263,12 @@ static void print_text(const struct victim_run *v, FILE *f)
 			a->gbps_sum / (double)o->runs,
 			a->noisy ? "too noisy to tell" : "");
 	}
-	fprintf(f, "  the control's runs vary by %.1f%% (interquartile range over "
-		"median): a slowdown within that is noise\n", 100 * control_spread(v));
+	if (o->runs < 2)
+		fprintf(f, "  one run: no spread, so no verdict (-r 3 or more)\n");
+	else
+		fprintf(f, "  the control's runs vary by %.1f%% (interquartile range "
+			"over median): a slowdown within that is noise\n",
+			100 * control_spread(v));
 	for (int op = 0; op < NOPS; op++) {
 		char line[768];
 		if (!(o->ops & (1u << op)) || !o->nrun[op])
@@ -279,7 +294,10 @@ static void write_json(const struct victim_run *v, FILE *f)
 	json_int(&j, "victim_cpu", o->victim_cpu);
 	json_uint(&j, "size", o->size);
 	json_int(&j, "runs", o->runs);
-	json_double(&j, "control_spread", control_spread(v));
+	if (o->runs < 2)
+		json_null(&j, "control_spread");
+	else
+		json_double(&j, "control_spread", control_spread(v));
 	json_array(&j, "arms");
 	for (size_t i = 0; i < v->narms; i++) {
 		const struct arm *a = &v->arms[i];
@@ -296,7 +314,10 @@ static void write_json(const struct victim_run *v, FILE *f)
 		json_double(&j, "seconds_min", a->lo);
 		json_double(&j, "seconds_max", a->hi);
 		json_double(&j, "slowdown", a->slowdown);
-		json_bool(&j, "noisy", a->noisy);
+		if (o->runs < 2)
+			json_null(&j, "noisy");
+		else
+			json_bool(&j, "noisy", a->noisy);
 		json_end(&j);
 	}
 	json_end(&j);

@@ -33,6 +33,7 @@ void tree_free(struct tree *t)
 	free(t->proc);
 	t->proc = NULL;
 	t->nproc = t->cap = 0;
+	tree_lost_free(t);
 }
 
 enum shim_fn tree_line_function(unsigned line)
@@ -67,10 +68,11 @@ int tree_path_streams(unsigned key)
 	return v && ntm_streams(v);
 }
 
-/* A record file's name: PID-SEQ.rec. */
+/* A record file's name, PID-SEQ.rec, or a marker's, PID-SEQ.lost. */
 struct entry {
 	long pid;
 	unsigned seq;
+	int lost;
 	char name[64];
 };
 
@@ -78,7 +80,10 @@ static int parse_name(const char *name, struct entry *en)
 {
 	int end = 0;
 	if (sscanf(name, "%ld-%u%n", &en->pid, &en->seq, &end) != 2 ||
-	    strcmp(name + end, NTM_RECORD_SUFFIX) || strlen(name) >= sizeof en->name)
+	    strlen(name) >= sizeof en->name)
+		return -1;
+	en->lost = !strcmp(name + end, NTM_LOST_SUFFIX);
+	if (!en->lost && strcmp(name + end, NTM_RECORD_SUFFIX))
 		return -1;
 	strcpy(en->name, name);
 	return 0;
@@ -197,6 +202,8 @@ static int fold_record(struct tree *t, const struct ntm_record *r,
 	snprintf(p.program, sizeof p.program, "%s", r->program);
 	p.exited = __atomic_load_n(&r->exited, __ATOMIC_ACQUIRE) != 0;
 	p.running = !p.exited && !is_superseded && alive(en->pid);
+	p.without_shim = !is_superseded && tree_seen_without_shim(t, en->pid, en->seq);
+	tree_note_lost_children(t, r);
 	for (unsigned line = 0; line < NTM_RECORD_LINES; line++)
 		for (unsigned k = 0; k < NTM_RECORD_BUCKETS; k++) {
 			for (unsigned s = 0; s < NTM_PATHS; s++) {
@@ -228,8 +235,18 @@ int tree_fold(struct tree *t, const char *dir, long command_pid, int final,
 				       "%s: %s", dir, strerror(errno)) : 0;
 	for (size_t i = 0; !rc && i < n; i++) {
 		int gone = superseded(all, n, &all[i]);
-		if (!final && !gone && alive(all[i].pid))
+		if (all[i].lost) {  /* kept to the end: it orders the pid's records */
+			if (final && tree_note_marker(t, dirfd, all[i].name, all[i].pid))
+				rc = cli_error(e, CLI_FAILED, "out of memory");
+			if (final)
+				unlinkat(dirfd, all[i].name, 0);
 			continue;
+		}
+		if (!gone && alive(all[i].pid)) {
+			tree_check_shim(t, all[i].pid, all[i].seq);
+			if (!final)
+				continue;
+		}
 		struct ntm_record *r = read_record(dirfd, all[i].name);
 		if (!r)
 			t->unreadable++;

@@ -28,7 +28,21 @@ struct tree_process {
 	int exited;            /* by exit(): its destructors ran */
 	int superseded;        /* the process exec'd another program */
 	int running;           /* still alive when the report was made */
+	int without_shim;      /* seen running a program without the shim
+				  after this record's (records_lost.c) */
 	uint64_t calls, bytes;
+};
+
+/* A process that left a marker instead of a record (record.h). */
+struct tree_lost {
+	long pid;
+	int err;               /* why its record could not be made */
+};
+
+/* A record's process seen alive, running a program without the shim. */
+struct tree_seen {
+	long pid;
+	unsigned seq;
 };
 
 struct tree {
@@ -41,6 +55,16 @@ struct tree {
 	struct ntm_record header;   /* header fields only; counts are zero */
 	int policies_differ;        /* some process ran another policy */
 	unsigned unreadable;        /* files that were not whole records */
+	/* What the records cannot show (records_lost.c): the markers of
+	 * processes that made no record, fork children counted in their
+	 * parents' records instead (they have no pid here), and records
+	 * whose process was seen running a program without the shim. */
+	struct tree_lost *lost;
+	size_t nlost, lost_cap;
+	unsigned lost_in_parents;
+	int lost_in_parents_errno;
+	struct tree_seen *seen;
+	size_t nseen, seen_cap;
 };
 
 /* An empty tree (the caller provides the zeroed memory: it is large). */
@@ -80,5 +104,38 @@ struct tree_program {
 /* Fill out[max] by first appearance; returns how many. */
 size_t tree_programs(const struct tree *t, struct tree_program *out,
 		     size_t max);
+
+/* records_lost.c: what tree_fold() notes of processes without records. */
+
+/* The marker name in dirfd, of process pid: its reason into t.  0, or
+ * -1 when out of memory. */
+int tree_note_marker(struct tree *t, int dirfd, const char *name, long pid);
+
+/* The fork children r counted as having neither record nor marker. */
+void tree_note_lost_children(struct tree *t, const struct ntm_record *r);
+
+/* pid, whose record seq is its latest and is alive: is it running a
+ * program without the shim (exec'd with LD_PRELOAD cleared, or a static
+ * or setuid one)?  Noted in t if so. */
+void tree_check_shim(struct tree *t, long pid, unsigned seq);
+
+/* Was the record seq of pid's seen so? */
+int tree_seen_without_shim(const struct tree *t, long pid, unsigned seq);
+
+void tree_lost_free(struct tree *t);
+
+/* The processes that left no record: each pid with a marker and no
+ * record at all, and the children counted in parents' records.  Their
+ * reasons, each errno with its count, into why[max] (how many, up to
+ * max, into *nwhy). */
+struct tree_lost_why {
+	int err;
+	unsigned processes;
+};
+unsigned tree_lost_processes(const struct tree *t, struct tree_lost_why *why,
+			     size_t max, size_t *nwhy);
+
+/* Processes seen running a program without the shim. */
+unsigned tree_without_shim(const struct tree *t);
 
 #endif

@@ -220,13 +220,16 @@ void report_text(FILE *f, const struct tree *t, const struct run_outcome *o,
 		"%s CPU\n", cmd, status, t->nproc, t->nproc == 1 ? "" : "es", wall,
 		cpu);
 	if (!t->nproc) {
-		fprintf(f, "  no process recorded a call: the command is statically "
-			"linked or setuid, or cleared LD_PRELOAD, so the shim never "
-			"loaded\n");
+		if (!report_lost_text(f, t))
+			fprintf(f, "  no process recorded a call: the command is "
+				"statically linked or setuid, or cleared LD_PRELOAD, "
+				"so the shim never loaded\n");
 		return;
 	}
 	fprintf(f, "  policy: %s%s\n", t->header.policy,
 		t->policies_differ ? " (some processes ran another policy)" : "");
+	report_lost_text(f, t);
+	report_unseen_text(f);
 	if (running(t))
 		fprintf(f, "  %u processes were still running: their counts are "
 			"those so far\n", running(t));
@@ -245,7 +248,8 @@ void report_text(FILE *f, const struct tree *t, const struct run_outcome *o,
 			"copy_file_range)\n");
 		return;
 	}
-	fprintf(f, "\nverdict\n");
+	if (!report_verdict_heading(f, t))
+		return;
 	for (int cls = 0; cls < 3; cls++) {
 		struct verdict v;
 		if (report_verdict(t, cls, &v))
@@ -404,8 +408,14 @@ void report_json(FILE *f, const struct tree *t, const struct run_outcome *o,
 	json_uint(&j, "timed_from", NTM_RECORD_TIMED_MIN);
 	json_uint(&j, "small_max", t->header.small_max);
 	json_uint(&j, "incomplete_records", t->unreadable);
+	report_lost_json(&j, t);
 	json_processes(&j, t);
 	json_functions(&j, t);
-	json_verdicts(&j, t);
+	if (report_verdict_basis(t) == VERDICT_WITHHELD) {
+		json_array(&j, "verdicts");
+		json_end(&j);
+	} else {
+		json_verdicts(&j, t);
+	}
 	json_finish(&j);
 }

@@ -12,6 +12,31 @@
 #include "records.h"
 #include "verdict.h"
 
+/* The processes the records cannot show (report_lost.c).  The verdict
+ * is complete when every process that loaded the shim kept its record;
+ * partial when some left none or went on to run a program without the
+ * shim, fewer than those recorded: it is drawn from the recorded ones and
+ * says so; withheld when they are as many as those recorded. */
+enum verdict_basis { VERDICT_COMPLETE, VERDICT_PARTIAL, VERDICT_WITHHELD };
+enum verdict_basis report_verdict_basis(const struct tree *t);
+
+/* "N processes left no record (why)" and "N went on without the shim";
+ * returns 1 if it printed either. */
+int report_lost_text(FILE *f, const struct tree *t);
+
+/* The line no report can leave out: programs that never load the shim
+ * are not seen. */
+void report_unseen_text(FILE *f);
+
+/* The verdict's heading, by its basis; 0 when withheld (the heading said
+ * so, and no verdict follows). */
+int report_verdict_heading(FILE *f, const struct tree *t);
+
+/* processes_without_record, without_record (per reason),
+ * processes_without_shim and verdict_basis. */
+struct json;
+void report_lost_json(struct json *j, const struct tree *t);
+
 /* The report as text (to ntmem run's standard error) and as JSON.
  * command is the command line, NULL-terminated. */
 void report_text(FILE *f, const struct tree *t, const struct run_outcome *o,

@@ -11,6 +11,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -119,6 +120,12 @@ int run_reported(const struct run_options *o, const char *shim)
 		tree_init(tree);
 		rc = supervise(o->command, &io, &out, &e);
 	}
+	/* The command has ended: a closed pipe on standard error (ntmem run
+	 * --report ... 2>&1 | head -1) must not kill ntmem run now, before it
+	 * writes the JSON, removes its directory and passes on the command's
+	 * exit status.  The command itself ran with SIGPIPE as it was. */
+	if (!rc)
+		signal(SIGPIPE, SIG_IGN);
 	if (!rc)
 		rc = report(o, &state, &out, &json, &e);
 	if (made)
