@@ -60,7 +60,8 @@ TEST_SRC    := $(wildcard tests/test_*.c)
 TEST_HELPER := tests/harness.c
 
 # The LD_PRELOAD shim's own files go into libntmem-preload.so only.
-PRELOAD_SRC := src/preload/preload.c src/preload/preload_count.c
+PRELOAD_SRC := src/preload/preload.c src/preload/preload_count.c \
+	       src/preload/preload_routes.c
 PRELOAD_ASM := $(wildcard src/preload/*_$(ARCH).S)
 LIB_SRC     := $(filter-out $(PRELOAD_SRC),$(LIB_SRC))
 ASM_SRC     := $(filter-out $(PRELOAD_ASM),$(ASM_SRC))

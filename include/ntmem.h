@@ -277,6 +277,7 @@ enum ntmem_class {
 	NTMEM_CLASS_SET_NONZERO,  /* ntmem_set with any other value */
 	NTMEM_CLASS_COPY          /* ntmem_copy */
 };
+#define NTMEM_CLASSES 3           /* how many there are */
 
 #define NTMEM_LADDER_MAX 8
 

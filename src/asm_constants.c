@@ -11,6 +11,7 @@
 #include "dispatch/select.h"
 #include "ntmem.h"
 #include "safe/safe.h"
+#include "dispatch/width.h"
 #include "variants/features.h"
 
 #define CONSTANT(name, value) \

@@ -151,7 +151,7 @@ static void test_parse_bad(void)
 static void test_band_edges(void)
 {
 	const size_t e1 = 100 * KiB + 3, e2 = 3 * MiB + 1;
-	for (int cls = 0; cls < NTM_CLASSES; cls++) {
+	for (int cls = 0; cls < NTMEM_CLASSES; cls++) {
 		enum ntmem_op op = ntm_op_of(cls);
 		const struct variant *a, *b, *s;
 		char name[128];

@@ -246,7 +246,7 @@ static int each_threshold(const struct cpu *cpu, enum ntmem_op op, char *why,
 static void edit_machine(const char *name, const struct cpu *cpu)
 {
 	ntm_policy_build(&before, cpu, NULL, NULL);
-	for (int cls = 0; cls < NTM_CLASSES; cls++)
+	for (int cls = 0; cls < NTMEM_CLASSES; cls++)
 		printf("  %s %s: %s\n", name, ntm_class_key[cls],
 		       ladder_text(&before.ladder[cls]));
 	static const char *const what[] = {"cached", "streaming", "threshold"};

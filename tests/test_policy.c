@@ -42,7 +42,7 @@ static const char *first_note(const struct policy *p)
 
 static int all_default(const struct policy *p)
 {
-	for (int cls = 0; cls < NTM_CLASSES; cls++)
+	for (int cls = 0; cls < NTMEM_CLASSES; cls++)
 		for (unsigned i = 0; i < p->ladder[cls].count; i++)
 			if (p->ladder[cls].origin[i] != NTMEM_ORIGIN_DEFAULT)
 				return 0;
@@ -102,7 +102,7 @@ static void test_defaults(void)
 	char how[512];
 	const struct builtin *b = ntm_builtin_for(ntm_cpu(), 0, &scratch, how, sizeof how);
 	int ok = pol.note_count == 0 && all_default(&pol);
-	for (int cls = 0; cls < NTM_CLASSES; cls++) {
+	for (int cls = 0; cls < NTMEM_CLASSES; cls++) {
 		/* Each pick resolved on this CPU (the C library's where it cannot
 		 * run here); a rung resolving as the one before extends it. */
 		const struct variant *v[BUILTIN_RUNGS];
@@ -144,9 +144,11 @@ static void test_defaults(void)
 	const struct want_rung intel_copy[] = {{NTMEM_ROLE_VECTOR, 0, 32 * KiB},
 		{NTMEM_ROLE_LIBC, 0, 8 * MiB}, {NTMEM_ROLE_STREAMING, 0, SIZE_MAX}, {0, 0, 0}};
 	int intel = ladder_is(&pol.ladder[NTMEM_CLASS_SET_NONZERO], intel_set) &&
-		    ladder_is(&pol.ladder[NTMEM_CLASS_COPY], intel_copy);
+		    ladder_is(&pol.ladder[NTMEM_CLASS_COPY], intel_copy) &&
+		    pol.ladder[NTMEM_CLASS_COPY].v[2]->shape == NTM_SHAPE_PAGES;
 	t_check(intel, "defaults: an unknown Intel CPU: its loop to 32 KiB, libc to "
-		"the L3 share (copies half), then streaming", "%s | %s",
+		"the L3 share (copies half), then streaming (copies four pages at once)",
+		"%s | %s",
 		ladder_text(&pol.ladder[NTMEM_CLASS_SET_NONZERO]),
 		ladder_text(&pol.ladder[NTMEM_CLASS_COPY]));
 
@@ -168,7 +170,8 @@ static void test_defaults(void)
 		{NTMEM_ROLE_LIBC, 0, 8 * MiB}, {NTMEM_ROLE_STREAMING, 0, SIZE_MAX}, {0, 0, 0}};
 	int zen = ladder_is(&pol.ladder[NTMEM_CLASS_SET_ZERO], zen_zero) &&
 		  ladder_is(&pol.ladder[NTMEM_CLASS_SET_NONZERO], zen_other) &&
-		  ladder_is(&pol.ladder[NTMEM_CLASS_COPY], zen_copy);
+		  ladder_is(&pol.ladder[NTMEM_CLASS_COPY], zen_copy) &&
+		  pol.ladder[NTMEM_CLASS_COPY].v[2]->shape == NTM_SHAPE_LINES;
 	t_check(zen, "defaults: an AMD Zen 1-4 not recorded: zeros stream to 512 MiB, "
 		"copies from half the L3 share", "%s | %s | %s", ladder_text(&pol.ladder[0]),
 		ladder_text(&pol.ladder[1]), ladder_text(&pol.ladder[2]));
@@ -218,20 +221,19 @@ static void test_defaults(void)
 		"tunables: builtin= other than generic or recorded is noted and ignored",
 		"recorded %d, notes %d", pol.builtin_recorded, pol.note_count);
 
-	fake.family = 0x1a;
-	fake.model = 0x10000;
-	ntm_policy_build(&pol, &fake, NULL, NULL);
-	t_check(pol.prefetch_below == 0 && !pol.interleave_pages,
-		"defaults: an unknown AMD Zen copies line by line, reading nothing ahead",
-		"prefetch below %zu, pages %d", pol.prefetch_below, pol.interleave_pages);
-
-	/* Zen 3, recorded: streaming copies up to half the L3 read ahead. */
+	/* Zen 3, recorded: streaming copies up to half the L3 read their
+	 * source ahead, then go line by line. */
 	fake.family = 0x19;
 	fake.model = 0x01;
 	ntm_policy_build(&pol, &fake, NULL, NULL);
-	t_check(pol.prefetch_below == 16 * MiB + 1 && !pol.interleave_pages,
-		"defaults: Zen 3's streaming copies read their source ahead to half the L3",
-		"prefetch below %zu, pages %d", pol.prefetch_below, pol.interleave_pages);
+	const struct want_rung zen3_copy[] = {{NTMEM_ROLE_VECTOR, 0, 512 * KiB},
+		{NTMEM_ROLE_LIBC, 0, 8 * MiB}, {NTMEM_ROLE_STREAMING, 0, 16 * MiB + 1},
+		{NTMEM_ROLE_STREAMING, 0, SIZE_MAX}, {0, 0, 0}};
+	const struct ladder *zen3 = &pol.ladder[NTMEM_CLASS_COPY];
+	t_check(ladder_is(zen3, zen3_copy) && zen3->v[2]->shape == NTM_SHAPE_AHEAD &&
+			zen3->v[3]->shape == NTM_SHAPE_LINES,
+		"defaults: Zen 3's streaming copies read their source ahead to half "
+		"the L3, then go line by line", "%s", ladder_text(&pol.ladder[2]));
 #else
 	t_skip("defaults: unknown Intel and AMD CPUs", "their rules are x86-64's, "
 	       "checked by the x86-64 builds");

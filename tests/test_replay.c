@@ -107,10 +107,17 @@ static struct t_json *load(const char *path, struct table *t)
 	return j;
 }
 
-/* The row a variant's calls are recorded under. */
-static const char *row_of(const struct variant *v)
+/* The row of t a variant's calls are recorded under.  Tables recorded
+ * before a streaming copy's order of lines was a variant of its own
+ * measured the entry's order under the line-by-line copy's name (the
+ * Xeon's four pages at once, Zen 3's source read ahead). */
+static const char *row_of(const struct table *t, const struct variant *v)
 {
-	return v->role == NTMEM_ROLE_LIBC ? "glibc" : v->name;
+	if (v->role == NTMEM_ROLE_LIBC)
+		return "glibc";
+	if (v->shape != NTM_SHAPE_LINES && fn_index((struct table *)t, v->name, 0) < 0)
+		return ntm_ranked(v->op, v->role, 0, v->requires)->name;
+	return v->name;
 }
 
 /* Every check of one ladder over a class's recordings: a size fails
@@ -206,7 +213,7 @@ static void replay_builtin(const struct cpu *cpu, const char *tunables, int cls,
 			   NTM_CALLER_QUERY);
 		if (r.kind == NTM_ROUTE_SMALL)
 			continue;
-		judge(t, s, row_of(r.v), r.kind == NTM_ROUTE_INLINE, v);
+		judge(t, s, row_of(t, r.v), r.kind == NTM_ROUTE_INLINE, v);
 	}
 }
 
@@ -219,7 +226,8 @@ static void replay_fitter(const struct cpu *cpu, int cls, const struct table *t,
 	int cand[FIT_MAX_CANDS];
 	struct fit_input in = {.preferred = -1, .margin = 0.03,
 			       .max_rungs = NTMEM_LADDER_MAX};
-	enum ntm_width width = ntm_width_for(cpu->usable);
+	const struct variant *loop = ntm_width_loop(ntm_op_of((enum ntmem_class)cls),
+						    ntm_width_for(cpu->usable), cpu->usable);
 	for (int k = 0; k < t->nfns && in.ncands < FIT_MAX_CANDS; k++) {
 		const char *f = t->fn[k];
 		if (!strcmp(f, "auto") || !strncmp(f, "safe", 4))
@@ -228,7 +236,7 @@ static void replay_fitter(const struct cpu *cpu, int cls, const struct table *t,
 			ntm_op_of((enum ntmem_class)cls), strcmp(f, "glibc") ? f : "libc");
 		if (!var || (var->requires & ~cpu->usable))
 			continue;
-		if (var->inline_width == width)
+		if (var == loop)
 			in.preferred = (int)in.ncands;
 		cand[in.ncands++] = k;
 	}

@@ -561,8 +561,8 @@ static void guarded_by(void)
  * the wrong place. */
 static void extable_sane(void)
 {
-	const struct extable_entry *a, *b, *first = ntm_extable_start,
-				      *end = ntm_extable_end;
+	const struct extable_entry *a, *b, *first = __start_ntm_extable,
+				      *end = __stop_ntm_extable;
 	int ok = end > first;
 	for (a = first; a < end; a++) {
 		ok &= ntm_extable_target(&a->from) < ntm_extable_target(&a->to);

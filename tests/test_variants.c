@@ -241,33 +241,18 @@ static void test_copy(int id, const struct ntmem_variant_info *v)
 	static const size_t around[] = {4096, 16 * KiB, 2 * MiB};
 	static const int deltas[] = {-129, -65, -64, -63, -1, 0, 1, 63, 64, 65, 129};
 	static const size_t offs[] = {0, 1, 8, 31, 32, 63};
-	/* Every shape of the streaming loop, whatever this CPU's entry says:
-	 * line by line, four pages interleaved, and line by line reading
-	 * the source a page ahead. */
-	static const char *const shapes[] = {
-		"sizes around 4 KiB, 16 KiB and 2 MiB, line by line",
-		"sizes around 4 KiB, 16 KiB and 2 MiB, four pages interleaved",
-		"sizes around 4 KiB, 16 KiB and 2 MiB, the source read a page ahead",
-	};
-	int pages_before = ntm_stream_copy_pages;
-	size_t prefetch_before = ntm_stream_prefetch_below;
-	for (int shape = 0; shape < 3; shape++) {
-		ntm_stream_copy_pages = shape == 1;
-		ntm_stream_prefetch_below = shape == 2 ? SIZE_MAX : 0;
-		group_start(&g, v, shapes[shape]);
-		for (size_t a = 0; a < 3; a++)
-			for (size_t d = 0; d < sizeof deltas / sizeof deltas[0]; d++)
-				for (size_t o = 0; o < sizeof offs / sizeof offs[0]; o++) {
-					size_t n = around[a] + (size_t)(ptrdiff_t)deltas[d];
-					size_t soff = offs[(o + d) % 6];
-					CASE(&g, copy_case(id, n, offs[o], soff,
-							   (int)(d & 1), g.err,
-							   sizeof g.err));
-				}
-		group_end(&g);
-	}
-	ntm_stream_copy_pages = pages_before;
-	ntm_stream_prefetch_below = prefetch_before;
+	/* Where a loop changes step: a page, four pages (a copy that moves
+	 * four at once), a huge page. */
+	group_start(&g, v, "sizes around 4 KiB, 16 KiB and 2 MiB");
+	for (size_t a = 0; a < 3; a++)
+		for (size_t d = 0; d < sizeof deltas / sizeof deltas[0]; d++)
+			for (size_t o = 0; o < sizeof offs / sizeof offs[0]; o++) {
+				size_t n = around[a] + (size_t)(ptrdiff_t)deltas[d];
+				size_t soff = offs[(o + d) % 6];
+				CASE(&g, copy_case(id, n, offs[o], soff, (int)(d & 1),
+						   g.err, sizeof g.err));
+			}
+	group_end(&g);
 
 	group_start(&g, v, "random sizes up to 64 MiB");
 	int rounds = t_quick() ? 2 : 6;

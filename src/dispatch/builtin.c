@@ -36,6 +36,7 @@
  * and each machine's README in data/machines/). */
 #define WHY_VECTOR_L2 "cached vector stores beat the C library's while the data fits the caches"
 #define WHY_STREAM_ABOVE_L3 "above the L3 a cached store reads each line before writing it; streaming stores do not"
+#define WHY_PAGES "above the L3 streaming stores skip the read of each line; four pages at once keep four streams running (faster on Intel, slower on Zen)"
 #define WHY_ZEN_STRING "rep movsb/stosb does not allocate above the L3 on AMD Zen, so it streams in effect"
 #define WHY_LIBC_HOLDS "the C library's own (rep stosb or its streaming stores) holds its own here in every run recorded"
 #define WHY_LIBC_TIES "the C library's own: the methods here trade places from run to run"
@@ -49,7 +50,8 @@
  * it streaming stores are 1.5-3x glibc's memset (CLZERO for zeros: the
  * others trade places with it from run to run).  Streaming copies, line
  * by line, lead from 16 MiB (1.2-1.5x rep movsb); up to half the L3 they
- * read their source a page ahead.  From 1 GiB glibc's own memset (rep
+ * read their source a page ahead, and never four pages at once (four
+ * times slower here, docs/results.md).  From 1 GiB glibc's own memset (rep
  * stosb) holds its own in every run, and the rest do not. */
 static const struct builtin zen3 = {
 	.name = "AMD Zen 3",
@@ -65,9 +67,10 @@ static const struct builtin zen3 = {
 		[NTMEM_CLASS_COPY] = {
 			{RUN_VECTOR, 512 * KiB, WHY_VECTOR_L2},
 			{RUN_LIBC, 8 * MiB, WHY_LIBC_TIES},
+			/* To half the L3 (32 MiB a CCD) inclusive. */
+			{RUN_STREAMING_AHEAD, 16 * MiB + 1, "a source this small may still be in the L3: reading it a page ahead brings it sooner"},
 			{RUN_STREAMING, END, WHY_STREAM_ABOVE_L3}},
 	},
-	.prefetch_source = 1,
 };
 
 /* Zen 4: Genoa (model 0x11), Raphael, Phoenix, Bergamo.  Cached vector
@@ -130,7 +133,8 @@ static const struct builtin zen5 = {
 };
 
 /* The Xeon this project was measured on (a 480 MiB L3 in sysfs): rep
- * stosb allocates, and streaming stores are 1.6-2.4x glibc from 64 MiB;
+ * stosb allocates, and streaming stores are 1.6-2.4x glibc from 64 MiB,
+ * copies four pages at once;
  * from 4 to 16 MiB every cached method runs at memory speed and the C
  * library's is as good as any. */
 static const struct builtin xeon_vm = {
@@ -148,9 +152,8 @@ static const struct builtin xeon_vm = {
 		[NTMEM_CLASS_COPY] = {
 			{RUN_VECTOR, 512 * KiB, WHY_VECTOR_L2},
 			{RUN_LIBC, 32 * MiB, WHY_LIBC_TIES},
-			{RUN_STREAMING, END, WHY_STREAM_ABOVE_L3}},
+			{RUN_STREAMING_PAGES, END, WHY_PAGES}},
 	},
-	.interleave_pages = 1,
 };
 
 struct recorded {
@@ -233,7 +236,8 @@ static const struct builtin zen5_rule = {
 };
 
 /* Intel, and any CPU no family rule knows: the C library's own up to the
- * L3 share, streaming stores above it (rep stosb allocates on Intel). */
+ * L3 share, streaming stores above it (rep stosb allocates on Intel, so
+ * nothing else avoids the cache). */
 static const struct builtin share_rule = {
 	.name = "the rule for CPUs not recorded",
 	.rung = {
@@ -256,9 +260,9 @@ struct family {
 	const char *vendor;
 	unsigned family_lo, family_hi;
 	const struct builtin *rule;
-	int interleave_pages;  /* as measured: Intel's streaming copies
-				  gain by moving four pages at once, AMD's
-				  lose by it (shape.h) */
+	int copy_pages;  /* the rule's streaming copies move four pages at
+			    once (RUN_STREAMING_PAGES), as measured on
+			    Intel; on Zen it loses */
 };
 
 static const struct family families[] = {
@@ -266,7 +270,7 @@ static const struct family families[] = {
 	{.vendor = "HygonGenuine", .family_lo = 0x18, .family_hi = 0x18, .rule = &zen_rule},
 	{.vendor = "AuthenticAMD", .family_lo = 0x1a, .family_hi = 0xff, .rule = &zen5_rule},
 	{.vendor = "GenuineIntel", .family_lo = 0, .family_hi = 0xff, .rule = &share_rule,
-	 .interleave_pages = 1},
+	 .copy_pages = 1},
 };
 
 /* ------------------------------------------------------------------ */
@@ -327,7 +331,6 @@ static void family_rule(const struct cpu *cpu, struct builtin *b, char *how,
 		    cpu->family <= families[i].family_hi)
 			f = &families[i];
 	*b = f ? *f->rule : share_rule;
-	b->interleave_pages = f && f->interleave_pages;
 	char why[2][400];
 	size_t share[2];
 	for (int op = 0; op < 2; op++)
@@ -336,7 +339,7 @@ static void family_rule(const struct cpu *cpu, struct builtin *b, char *how,
 	 * measured says a loop beats the C library's function. */
 	int loop = ntm_width_loop(NTMEM_OP_SET, ntm_width_for(cpu->usable),
 				  cpu->usable) != NULL;
-	for (int cls = 0; cls < NTM_BUILTIN_CLASSES; cls++) {
+	for (int cls = 0; cls < NTMEM_CLASSES; cls++) {
 		size_t t = share[cls == NTMEM_CLASS_COPY];
 		for (int i = 0; i < BUILTIN_RUNGS; i++) {
 			struct builtin_rung *r = &b->rung[cls][i];
@@ -346,6 +349,9 @@ static void family_rule(const struct cpu *cpu, struct builtin *b, char *how,
 				r->upto = t > SIZE_MAX / 4 ? END : 4 * t;
 			if (r->run == RUN_VECTOR && !loop)
 				r->run = RUN_LIBC;
+			if (r->run == RUN_STREAMING && cls == NTMEM_CLASS_COPY &&
+			    f && f->copy_pages)
+				r->run = RUN_STREAMING_PAGES;
 			if (r->upto == END)
 				break;
 		}
@@ -392,6 +398,14 @@ const struct variant *ntm_builtin_variant(int cls, enum builtin_method run,
 					 : NULL;
 	case RUN_STREAMING:
 		return ntm_ranked(op, NTMEM_ROLE_STREAMING, zeros, usable);
+	case RUN_STREAMING_PAGES:
+	case RUN_STREAMING_AHEAD: {
+		const struct variant *v = op == NTMEM_OP_COPY
+			? ntm_ranked_copy(run == RUN_STREAMING_PAGES ? NTM_SHAPE_PAGES
+								      : NTM_SHAPE_AHEAD, usable)
+			: NULL;
+		return v ? v : ntm_ranked(op, NTMEM_ROLE_STREAMING, 0, usable);
+	}
 	case RUN_STREAMING_ANY:
 		return ntm_ranked(op, NTMEM_ROLE_STREAMING, 0, usable);
 	case RUN_LIBC:

@@ -21,7 +21,12 @@ enum builtin_method {
 	RUN_STRING,         /* rep stosb / rep movsb, where the CPU has ERMS */
 	RUN_STREAMING,      /* the best-ranked streaming variant the class can
 			       use (zero-only ones, CLZERO, for zeros) */
-	RUN_STREAMING_ANY   /* the best-ranked one that writes any value */
+	RUN_STREAMING_ANY,  /* the best-ranked one that writes any value */
+	RUN_STREAMING_PAGES, /* copies: the best-ranked streaming copy that
+				moves four pages at once (enum
+				ntm_copy_shape); line by line where none */
+	RUN_STREAMING_AHEAD  /* copies: the one that reads its source a page
+				ahead; line by line where none */
 };
 
 /* A rung's upper edge: bytes, or one of these, sized from the topology
@@ -37,19 +42,13 @@ struct builtin_rung {
 };
 
 #define BUILTIN_RUNGS 6
-#define NTM_BUILTIN_CLASSES 3     /* enum ntmem_class */
 
 struct builtin {
 	const char *name;    /* "AMD Zen 3" */
 	const char *source;  /* where its numbers come from, e.g.
 				"data/machines/AuthenticAMD-25-1, recorded
 				2026-12-02"; NULL for a family rule */
-	struct builtin_rung rung[NTM_BUILTIN_CLASSES][BUILTIN_RUNGS];
-	int interleave_pages; /* streaming copies move four pages at once
-				 (ntm_stream_copy_pages) */
-	int prefetch_source;  /* streaming copies below half the L3 read
-				 their source a page ahead
-				 (ntm_stream_prefetch_below) */
+	struct builtin_rung rung[NTMEM_CLASSES][BUILTIN_RUNGS];
 };
 
 /* The built-in ladders for cpu: its recorded entry, else (or with

@@ -372,14 +372,9 @@ static void detect_sysfs(struct cache_info *c)
 	}
 }
 
-static const char *size_text(size_t n, char *buf, size_t len)
-{
-	return ntm_format_size(n, buf, len);
-}
-
 /* Append printf output to plan->how, separated by "; ". */
 __attribute__((format(printf, 2, 3)))
-static void say(struct cache_plan *plan, const char *fmt, ...)
+static void plan_note(struct cache_plan *plan, const char *fmt, ...)
 {
 	size_t used = strlen(plan->how);
 	if (used && used + 2 < sizeof plan->how) {
@@ -400,7 +395,7 @@ void ntm_cpu_plan(const struct cpu *cpu, struct cache_plan *plan)
 	/* AArch64: the line the streaming loops' 64-byte unit fills (a
 	 * 256-byte line, as on A64FX, takes four). */
 	if (cpu->dline)
-		say(plan, "data cache lines of %u B (CTR_EL0)", cpu->dline);
+		plan_note(plan, "data cache lines of %u B (CTR_EL0)", cpu->dline);
 	struct cache_info *c = &plan->caches;
 	*c = id->l3 ? *id : *fs;
 	const char *from = id->l3 ? "CPUID" : fs->l3 ? "sysfs" : NULL;
@@ -408,14 +403,14 @@ void ntm_cpu_plan(const struct cpu *cpu, struct cache_plan *plan)
 		c->l3 = id->l3 < fs->l3 ? id->l3 : fs->l3;
 		from = "the smaller";
 		plan->distrusted = 1;
-		say(plan, "CPUID says L3 %s, sysfs %s: they cannot both be right, "
-		    "so the smaller is used", size_text(id->l3, a, sizeof a),
-		    size_text(fs->l3, b, sizeof b));
+		plan_note(plan, "CPUID says L3 %s, sysfs %s: they cannot both be right, "
+		    "so the smaller is used", ntm_format_size(id->l3, a, sizeof a),
+		    ntm_format_size(fs->l3, b, sizeof b));
 	}
 	unsigned shared = fs->l3_shared_by ? fs->l3_shared_by : id->l3_shared_by;
 	if (id->l3 && !id->l3_shared_by && !fs->l3_shared_by) {
 		plan->distrusted = 1;
-		say(plan, "CPUID says the L3 is shared by 0 CPUs, which cannot "
+		plan_note(plan, "CPUID says the L3 is shared by 0 CPUs, which cannot "
 		    "be: taken as the %u online", cpu->online_cpus);
 	}
 	/* CPUID counts the IDs that could share it, rounded up to a power
@@ -427,20 +422,20 @@ void ntm_cpu_plan(const struct cpu *cpu, struct cache_plan *plan)
 	if (c->l3 / c->l3_shared_by > NTM_MAX_CREDIBLE_L3_SHARE) {
 		char d[32];
 		plan->distrusted = 1;
-		say(plan, "an L3 of %s (%s) shared by %u CPU%s is %s a CPU, over "
+		plan_note(plan, "an L3 of %s (%s) shared by %u CPU%s is %s a CPU, over "
 		    "the %s no part has exceeded: not trusted",
-		    size_text(c->l3, a, sizeof a), from, c->l3_shared_by,
+		    ntm_format_size(c->l3, a, sizeof a), from, c->l3_shared_by,
 		    c->l3_shared_by == 1 ? "" : "s",
-		    size_text(c->l3 / c->l3_shared_by, b, sizeof b),
-		    size_text(NTM_MAX_CREDIBLE_L3_SHARE, d, sizeof d));
+		    ntm_format_size(c->l3 / c->l3_shared_by, b, sizeof b),
+		    ntm_format_size(NTM_MAX_CREDIBLE_L3_SHARE, d, sizeof d));
 		c->l3 = 0;
 	} else if (c->l3) {
-		say(plan, "L3 %s from %s", size_text(c->l3, a, sizeof a), from);
+		plan_note(plan, "L3 %s from %s", ntm_format_size(c->l3, a, sizeof a), from);
 	} else {
 #ifdef NTM_X86
-		say(plan, "no L3 size from CPUID or sysfs");
+		plan_note(plan, "no L3 size from CPUID or sysfs");
 #else
-		say(plan, "no L3 size from sysfs");
+		plan_note(plan, "no L3 size from sysfs");
 #endif
 	}
 }
@@ -613,12 +608,8 @@ static struct ntmem_cache_sizes public_sizes(const struct cache_info *c)
 	return (struct ntmem_cache_sizes){c->l1d, c->l2, c->l3, c->l3_shared_by};
 }
 
-int ntmem_cpu_info(struct ntmem_cpu_info *info)
+void ntm_cpu_describe(struct ntmem_cpu_info *info)
 {
-	if (!info) {
-		errno = EINVAL;
-		return -1;
-	}
 	const struct cpu *cpu = ntm_cpu();
 	pthread_once(&public_once, build_public_view);
 	*info = (struct ntmem_cpu_info){
@@ -637,5 +628,4 @@ int ntmem_cpu_info(struct ntmem_cpu_info *info)
 		.online_cpus = cpu->online_cpus,
 		.hypervisor = cpu->hypervisor,
 	};
-	return 0;
 }

@@ -40,6 +40,12 @@ struct cpu {
 unsigned ntm_cpu_probe(unsigned *reported, uint64_t *xcr0);
 #endif
 
+struct ntmem_cpu_info;
+
+/* The public view of this process's CPU (ntmem_cpu_info, entry/): the
+ * strings live as long as the process. */
+void ntm_cpu_describe(struct ntmem_cpu_info *info);
+
 /* The CPU this process runs on.  Thread-safe; detects on first call. */
 const struct cpu *ntm_cpu(void);
 

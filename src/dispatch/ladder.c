@@ -7,7 +7,7 @@
 #include "registry.h"
 #include "util/size.h"
 
-const char *const ntm_class_key[3] = {
+const char *const ntm_class_key[NTMEM_CLASSES] = {
 	[NTMEM_CLASS_SET_ZERO] = "set",
 	[NTMEM_CLASS_SET_NONZERO] = "set_nonzero",
 	[NTMEM_CLASS_COPY] = "copy",

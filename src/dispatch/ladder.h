@@ -25,7 +25,7 @@ struct ladder {
 
 /* "set", "set_nonzero", "copy": each class's name in tunables and
  * profiles, indexed by enum ntmem_class. */
-extern const char *const ntm_class_key[3];
+extern const char *const ntm_class_key[NTMEM_CLASSES];
 
 /* The rung serving n bytes.  Inline: the hot path.  The bound on i keeps
  * n == SIZE_MAX inside the table. */

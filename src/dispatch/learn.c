@@ -257,7 +257,7 @@ void ntm_learn_state(const struct learn_slot *s, struct learn_state *st)
 
 #define MAX_CPUS 1024
 
-static struct learn_slot slots[NTM_LEARN_DOMAINS][NTM_LEARN_CLASSES][NTM_LEARN_BANDS];
+static struct learn_slot slots[NTM_LEARN_DOMAINS][NTMEM_CLASSES][NTM_LEARN_BANDS];
 static unsigned char domain_of[MAX_CPUS];  /* CPU -> slot row */
 static unsigned domains_seen = 1;
 
@@ -306,7 +306,7 @@ void ntm_learn_domains_init(unsigned after)
 	}
 	domains_seen = nseen ? nseen : 1;
 	for (unsigned d = 0; d < NTM_LEARN_DOMAINS; d++)
-		for (int cls = 0; cls < NTM_LEARN_CLASSES; cls++)
+		for (int cls = 0; cls < NTMEM_CLASSES; cls++)
 			for (unsigned k = 0; k < NTM_LEARN_BANDS; k++)
 				ntm_learn_init(&slots[d][cls][k], after);
 	errno = saved;

@@ -4,10 +4,10 @@
  * and then, and keeps the fastest.
  *
  * Why: which method wins near and above the last-level cache moves with
- * the host.  On one Zen 3 model a 16 MiB memset of 0x5a ran at 11.5 GB/s
- * cached and 19.4 streaming one day, 45.8 and 22.7 another; and a CPU
- * nobody recorded starts from a family rule that can be 0.55x the best
- * (docs/results.md).  Two clock reads cost under 0.5% of a call from
+ * the host: on one Zen 3 model cached and streaming stores swapped places
+ * at 16 MiB from one day to the next, and a CPU nobody recorded starts
+ * from a family rule that can be far from the best (docs/results.md,
+ * "Trials at contested edges").  Two clock reads cost under 0.5% of a call from
  * 1 MiB (tens of microseconds), so there the calls themselves can say.
  *
  * How, per class and power-of-two size (a band):
@@ -70,7 +70,6 @@
 #define NTM_LEARN_MARGIN_PCT 2u
 #define NTM_LEARN_GRACE 256u
 #define NTM_LEARN_DOMAINS 8
-#define NTM_LEARN_CLASSES 3         /* enum ntmem_class */
 
 /* One band's candidates, fixed when the policy is built. */
 struct learn_band {

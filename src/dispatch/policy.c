@@ -30,12 +30,7 @@ static void default_ladders(struct policy *p, const struct cpu *cpu)
 						  sizeof p->default_how[0]);
 	memcpy(p->default_how[1], p->default_how[0], sizeof p->default_how[1]);
 	p->builtin_recorded = b->source != NULL;
-	p->interleave_pages = b->interleave_pages;
-	struct cache_plan plan;
-	ntm_cpu_plan(cpu, &plan);
-	p->prefetch_below = b->prefetch_source && plan.caches.l3
-				    ? plan.caches.l3 / 2 + 1 : 0;
-	for (int cls = 0; cls < NTM_CLASSES; cls++) {
+	for (int cls = 0; cls < NTMEM_CLASSES; cls++) {
 		struct ladder l;
 		enum ntmem_op op = ntm_op_of(cls);
 		memset(&l, 0, sizeof l);
@@ -85,7 +80,7 @@ static void apply_profile(struct policy *p, const struct cpu *cpu,
 		p->min_chunk = prof.min_chunk;
 		p->min_chunk_origin = NTMEM_ORIGIN_PROFILE;
 	}
-	for (int cls = 0; cls < NTM_CLASSES; cls++) {
+	for (int cls = 0; cls < NTMEM_CLASSES; cls++) {
 		const struct profile_ladder *pl = &prof.ladder[cls];
 		struct ladder l;
 		if (!pl->rungs[0]) {
@@ -137,7 +132,7 @@ static void keep_rung(struct ladder *l, unsigned keep, unsigned i)
  * cached twins, so no call's choice changes. */
 static void drop_unreachable(struct policy *p, size_t reach)
 {
-	for (int cls = 0; cls < NTM_CLASSES; cls++) {
+	for (int cls = 0; cls < NTMEM_CLASSES; cls++) {
 		struct ladder *l = &p->ladder[cls];
 		unsigned keep = 0;
 		size_t inside = 0;  /* the highest edge inside, from a setting */
@@ -169,7 +164,7 @@ static void drop_unreachable(struct policy *p, size_t reach)
  * over (no vector variant, no streaming one), which read as three bands. */
 static void merge_repeats(struct policy *p)
 {
-	for (int cls = 0; cls < NTM_CLASSES; cls++) {
+	for (int cls = 0; cls < NTMEM_CLASSES; cls++) {
 		struct ladder *l = &p->ladder[cls];
 		unsigned keep = 0;
 		for (unsigned i = 0; i < l->count; i++) {
@@ -263,7 +258,7 @@ static void plan_learning(struct policy *p, const struct cpu *cpu)
 	struct cache_plan plan;
 	ntm_cpu_plan(cpu, &plan);
 	size_t l3 = plan.caches.l3 ? plan.caches.l3 : (size_t)64 << 20;
-	for (int cls = 0; cls < NTM_CLASSES; cls++) {
+	for (int cls = 0; cls < NTMEM_CLASSES; cls++) {
 		p->learn_from[cls] = SIZE_MAX;
 		for (unsigned k = 0; k < NTM_LEARN_BANDS; k++) {
 			memset(&p->band[cls][k], 0, sizeof p->band[cls][k]);
@@ -282,7 +277,7 @@ void ntm_policy_plan_inline(struct policy *p)
 {
 	for (int op = 0; op < 2; op++) {
 		size_t max = SIZE_MAX;
-		for (int cls = 0; cls < NTM_CLASSES; cls++) {
+		for (int cls = 0; cls < NTMEM_CLASSES; cls++) {
 			const struct ladder *l = &p->ladder[cls];
 			if ((int)ntm_op_of(cls) != op)
 				continue;

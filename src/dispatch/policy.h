@@ -10,7 +10,6 @@
 #include "registry.h"
 #include "variants/variant.h"
 
-#define NTM_CLASSES 3           /* enum ntmem_class */
 #define NTM_MAX_NOTES 16
 #define NTM_NOTE_LEN 256
 /* The rule for CPUs not recorded explains both operations' thresholds,
@@ -19,7 +18,7 @@
 
 struct policy {
 	unsigned usable;               /* the CPU's features it was built for */
-	struct ladder ladder[NTM_CLASSES];
+	struct ladder ladder[NTMEM_CLASSES];
 	/* The entry width's (built for this CPU): its small path's reach,
 	 * its own loop per op (NULL: none), and how far the entry points run
 	 * that loop inline (the selector's INLINE route). */
@@ -38,16 +37,12 @@ struct policy {
 	int learn;
 	enum ntmem_origin learn_origin;
 	unsigned learn_after;
-	size_t learn_from[NTM_CLASSES];
-	struct learn_band band[NTM_CLASSES][NTM_LEARN_BANDS];
+	size_t learn_from[NTMEM_CLASSES];
+	struct learn_band band[NTMEM_CLASSES][NTM_LEARN_BANDS];
 	int family_only;               /* NTMEM_TUNABLES builtin=generic */
 	char default_how[2][NTM_HOW_LEN]; /* per op: where the built-in
 					     ladders came from */
 	int builtin_recorded;          /* this CPU's recorded entry is used */
-	int interleave_pages;          /* the built-in entry's: streaming
-					  copies move four pages at once */
-	size_t prefetch_below;         /* and below this many bytes they read
-					  their source a page ahead; 0: never */
 	char profile_path[1024];       /* "" when none was looked for */
 	char profile_status[NTM_NOTE_LEN]; /* "loaded", "not present", ... */
 	int profile_loaded;

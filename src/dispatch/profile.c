@@ -309,11 +309,11 @@ int ntm_profile_write(const char *path, const struct profile *p,
 	/* The shared writer: a link followed, replaced atomically, with the
 	 * modes the reader's trust needs (profile_trust.c): never writable
 	 * by group or others, whatever the umask or the file replaced. */
-	const struct ntm_outfile_modes own = {.file = 0644, .dir = 0700};
+	const struct ntm_outfile_modes private_modes = {.file = 0644, .dir = 0700};
 	const struct ntm_outfile_modes shared = {.file = 0644, .dir = 0755,
 						 .exact = 1};
 	return ntm_outfile_write_modes(path, text, len, NTM_OUTFILE_MKDIR,
-				       flags & NTM_PROFILE_SHARED ? &shared : &own);
+				       flags & NTM_PROFILE_SHARED ? &shared : &private_modes);
 }
 
 int ntm_profile_path(char *buf, size_t len, const char **why)

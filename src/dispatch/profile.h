@@ -18,6 +18,7 @@
 #include <stddef.h>
 
 #include "cpu.h"
+#include "ntmem.h"
 
 #define NTM_PROFILE_FORMAT 3
 #define NTM_PROFILE_FORMAT_OLDEST 2  /* still read */
@@ -36,7 +37,7 @@ struct profile {
 	unsigned family, model, stepping;
 	unsigned features;             /* struct cpu's usable bits */
 	size_t l1d, l2, l3;            /* as CPUID reports them */
-	struct profile_ladder ladder[3]; /* indexed by enum ntmem_class */
+	struct profile_ladder ladder[NTMEM_CLASSES];
 	size_t min_chunk;              /* parallel calls: bytes per thread;
 					  0: absent */
 	char effort[NTM_NAME_MAX];     /* "quick", "default", "thorough";

@@ -108,6 +108,21 @@ const struct variant *ntm_ranked(enum ntmem_op op, enum ntmem_role role,
 	for (int id = 0; id < ntm_variant_count(); id++) {
 		const struct variant *v = table[id];
 		if (v->op != op || v->role != role || (v->zero_only && !zero_ok) ||
+		    v->shape != NTM_SHAPE_LINES || (v->requires & ~usable))
+			continue;
+		if (!best || v->rank > best->rank)
+			best = v;
+	}
+	return best;
+}
+
+const struct variant *ntm_ranked_copy(enum ntm_copy_shape shape,
+				      unsigned usable)
+{
+	const struct variant *best = NULL;
+	for (int id = 0; id < ntm_variant_count(); id++) {
+		const struct variant *v = table[id];
+		if (v->op != NTMEM_OP_COPY || !ntm_streams(v) || v->shape != shape ||
 		    (v->requires & ~usable))
 			continue;
 		if (!best || v->rank > best->rank)
@@ -133,9 +148,11 @@ const struct variant *ntm_ranked_cached(enum ntmem_op op, unsigned usable)
 const struct variant *ntm_width_loop(enum ntmem_op op, enum ntm_width w,
 				     unsigned usable)
 {
-	for (int id = 0; w != NTM_WIDTH_NONE && id < ntm_variant_count(); id++) {
+	unsigned needs = ntm_width_loop_requires(w);
+	for (int id = 0; needs && id < ntm_variant_count(); id++) {
 		const struct variant *v = table[id];
-		if (v->op == op && v->inline_width == w && !(v->requires & ~usable))
+		if (v->op == op && v->role == NTMEM_ROLE_VECTOR && v->requires == needs &&
+		    !(needs & ~usable))
 			return v;
 	}
 	return NULL;
@@ -157,7 +174,7 @@ const struct variant *ntm_baseline(enum ntmem_op op, int streaming)
 			int role_ok = streaming ? ntm_streams(v) && !v->zero_only
 						: v->role == NTMEM_ROLE_VECTOR ||
 							  v->role == NTMEM_ROLE_PLAIN;
-			if (v->op != op || !role_ok ||
+			if (v->op != op || !role_ok || v->shape != NTM_SHAPE_LINES ||
 			    (v->requires & ~NTM_ARCH_BASELINE))
 				continue;
 			/* A vector loop beats a plain one; rank decides within. */
@@ -172,51 +189,7 @@ const struct variant *ntm_baseline(enum ntmem_op op, int streaming)
 	return best;
 }
 
-/* The public view. */
-
-int ntmem_variant_count(void)
+const char *ntm_variant_requires(int id)
 {
-	return ntm_variant_count();
-}
-
-int ntmem_variant_info(int id, struct ntmem_variant_info *info)
-{
-	const struct variant *v = ntm_variant(id);
-	if (!v || !info) {
-		errno = EINVAL;
-		return -1;
-	}
-	info->name = v->name;
-	info->description = v->description;
-	info->op = v->op;
-	info->streaming = ntm_streams(v);
-	info->role = v->role;
-	info->rank = v->rank;
-	info->zero_only = v->zero_only;
-	info->requires = requires_text[id];
-	ntm_variant_checked(id, &info->why_unsupported);
-	info->supported = info->why_unsupported == NULL;
-	return 0;
-}
-
-const char *ntmem_role_name(enum ntmem_role role)
-{
-	static const char *const names[] = {
-		[NTMEM_ROLE_LIBC] = "libc",
-		[NTMEM_ROLE_PLAIN] = "plain",
-		[NTMEM_ROLE_VECTOR] = "vector",
-		[NTMEM_ROLE_STRING] = "string",
-		[NTMEM_ROLE_STREAMING] = "streaming",
-	};
-	return (unsigned)role < sizeof names / sizeof names[0] ? names[role] : "?";
-}
-
-int ntmem_variant_find(enum ntmem_op op, const char *name)
-{
-	const struct variant *v = ntm_variant_named(op, name);
-	if (!v) {
-		errno = ENOENT;
-		return -1;
-	}
-	return ntm_variant_id(v);
+	return ntm_variant(id) ? requires_text[id] : NULL;
 }

@@ -3,6 +3,7 @@
 #define NTM_REGISTRY_H
 
 #include "variants/variant.h"
+#include "width.h"
 
 int ntm_variant_count(void);
 
@@ -12,6 +13,10 @@ const struct variant *ntm_variant(int id);
 /* The same, and in *why_not why this CPU cannot run it (NULL: it can),
  * worked out once: the direct-call path asks on every call. */
 const struct variant *ntm_variant_checked(int id, const char **why_not);
+
+/* The features variant id requires, in words ("AVX-512F AVX-512BW"), or
+ * NULL for a bad id. */
+const char *ntm_variant_requires(int id);
 
 /* The id of v, which must come from ntm_variant(). */
 int ntm_variant_id(const struct variant *v);
@@ -23,11 +28,17 @@ const struct variant *ntm_variant_named(enum ntmem_op op, const char *name);
 const char *ntm_variant_unsupported(const struct variant *v);
 
 /* The best variant of op in role by rank that a CPU running the
- * features in usable (enum cpu_feature bits) can run; zero-only ones
- * only if zero_ok.  NULL if none runs there.  Pure: any CPU, real or
- * recorded. */
+ * features in usable (enum cpu_feature bits) can run, copying line by
+ * line where it streams; zero-only ones only if zero_ok.  NULL if none
+ * runs there.  Pure: any CPU, real or recorded. */
 const struct variant *ntm_ranked(enum ntmem_op op, enum ntmem_role role,
 				 int zero_ok, unsigned usable);
+
+/* The best streaming copy by rank that writes its lines in order shape
+ * (enum ntm_copy_shape) where usable runs, or NULL.  ntm_ranked gives
+ * line by line only. */
+const struct variant *ntm_ranked_copy(enum ntm_copy_shape shape,
+				      unsigned usable);
 
 /* The cached variant to fall back on where usable runs: the C library's,
  * else the best vector loop, rep string, or plain loop by rank. */

@@ -151,7 +151,7 @@ enum ntm_width ntm_select_width(void)
 void ntm_select_pin(enum ntmem_op op, const struct variant *v)
 {
 	struct policy *p = &ntm_the_policy;
-	for (int cls = 0; cls < NTM_CLASSES; cls++) {
+	for (int cls = 0; cls < NTMEM_CLASSES; cls++) {
 		if ((int)ntm_op_of(cls) != (int)op)
 			continue;
 		struct ladder l;
@@ -174,7 +174,7 @@ __attribute__((constructor(102))) static void build_process_policy(void)
 					 __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
 		return;
 	int saved = errno;
-	ntm_libc_resolve(&ntm_libc);
+	ntm_libc_resolve();
 	char path[1024];
 	const char *why;
 	int have_path = !ntm_profile_in_effect(path, sizeof path, &why);
@@ -198,10 +198,6 @@ __attribute__((constructor(102))) static void build_process_policy(void)
 	__atomic_store_n(&process_width, forced, __ATOMIC_RELEASE);
 	ntm_learn_domains_init(p->learn_after);
 	ntm_select_set_inline(p);
-	__atomic_store_n(&ntm_stream_copy_pages, p->interleave_pages,
-			 __ATOMIC_RELAXED);
-	__atomic_store_n(&ntm_stream_prefetch_below, p->prefetch_below,
-			 __ATOMIC_RELAXED);
 	__atomic_store_n(&ntm_policy_state, 2, __ATOMIC_RELEASE);
 	errno = saved;
 }

@@ -41,7 +41,7 @@ static const struct tunable_key {
 #define MAX_ITEMS 64
 
 /* Is key given anywhere in items[0..n)? */
-static int given(char *const *items, size_t n, const char *key)
+static int item_named(char *const *items, size_t n, const char *key)
 {
 	size_t len = strlen(key);
 	for (size_t i = 0; i < n; i++)
@@ -105,15 +105,15 @@ static int apply_key(struct policy *p, const struct tunable_key *k,
 			return -1;
 		break;
 	}
-	for (int cls = 0; cls < NTM_CLASSES; cls++) {
+	for (int cls = 0; cls < NTMEM_CLASSES; cls++) {
 		if (!(classes & (1u << cls)))
 			continue;
 		struct ladder *l = &p->ladder[cls];
-		struct ladder mine;
+		struct ladder installed;
 		switch (k->kind) {
 		case KEY_LADDER:
-			mine = parsed;
-			ntm_policy_install(p, l, &mine, cls);
+			installed = parsed;
+			ntm_policy_install(p, l, &installed, cls);
 			break;
 		case KEY_THRESHOLD:
 			ntm_ladder_set_threshold(l, t, NTMEM_ORIGIN_ENVIRONMENT);
@@ -313,7 +313,7 @@ void ntm_apply_tunables(struct policy *p, const char *text)
 			continue;
 		}
 		unsigned classes = k->classes;
-		if (k->specific && given(items, n, k->specific))
+		if (k->specific && item_named(items, n, k->specific))
 			classes &= ~NONZERO;
 		if (apply_key(p, k, classes, value, why, sizeof why))
 			ntm_policy_note(p, "NTMEM_TUNABLES: %s=%s: %s", key, value,

@@ -34,6 +34,20 @@ NTM_NO_SANITIZE enum ntm_width ntm_width_choose(void)
 #endif
 }
 
+unsigned ntm_width_loop_requires(enum ntm_width w)
+{
+	switch (w) {
+	case NTM_WIDTH_SSE2:
+		return CPU_SSE2;
+	case NTM_WIDTH_AVX2:
+		return CPU_AVX2;
+	case NTM_WIDTH_AVX512:
+		return CPU_AVX512F | CPU_AVX512BW | CPU_AVX512VL;
+	default:
+		return 0;  /* NEON and the portable words: no inline loop */
+	}
+}
+
 unsigned ntm_width_bytes(enum ntm_width w)
 {
 	switch (w) {

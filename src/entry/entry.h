@@ -10,6 +10,7 @@
 
 #include "ntmem.h"
 #include "safe/safe.h"
+#include "dispatch/width.h"
 #include "variants/features.h"
 
 typedef void *set_flags_fn(void *dst, int c, size_t n, unsigned flags);

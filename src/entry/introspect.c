@@ -1,12 +1,17 @@
-/* introspect.c - the public view of the policy: ladders, the choice a
- * call would make, the profile's status and the ignored settings. */
+/* introspect.c - the public view of the library: the policy (ladders,
+ * the choice a call would make, the learning, the profile's status and
+ * the ignored settings), the variants, the machine and the worker pool.
+ * Each is a thin call into the layer that knows. */
 #include <errno.h>
 #include <stdint.h>
 
 #include "dispatch/args.h"
+#include "dispatch/cpu.h"
 #include "dispatch/registry.h"
 #include "dispatch/select.h"
 #include "entry.h"
+#include "parallel/parallel.h"
+#include "safe/safe.h"
 #include "ntmem.h"
 
 const char *ntmem_origin_name(enum ntmem_origin origin)
@@ -24,7 +29,7 @@ const char *ntmem_origin_name(enum ntmem_origin origin)
 
 int ntmem_ladder_info(enum ntmem_class cls, struct ntmem_ladder_info *info)
 {
-	if ((unsigned)cls >= NTM_CLASSES || !info) {
+	if ((unsigned)cls >= NTMEM_CLASSES || !info) {
 		errno = EINVAL;
 		return -1;
 	}
@@ -83,7 +88,7 @@ static void band_info(const struct policy *p, enum ntmem_class cls, unsigned k,
 
 int ntmem_adapt_info(enum ntmem_class cls, struct ntmem_adapt_info *info)
 {
-	if ((unsigned)cls >= NTM_CLASSES || !info) {
+	if ((unsigned)cls >= NTMEM_CLASSES || !info) {
 		errno = EINVAL;
 		return -1;
 	}
@@ -150,4 +155,91 @@ const char *ntmem_policy_ignored(int i)
 {
 	const struct policy *p = ntm_policy_ready();
 	return p && i >= 0 && i < p->note_count ? p->notes[i] : NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* The variants, the machine, the pool                                 */
+/* ------------------------------------------------------------------ */
+
+int ntmem_variant_count(void)
+{
+	return ntm_variant_count();
+}
+
+int ntmem_variant_info(int id, struct ntmem_variant_info *info)
+{
+	const struct variant *v = ntm_variant(id);
+	if (!v || !info) {
+		errno = EINVAL;
+		return -1;
+	}
+	info->name = v->name;
+	info->description = v->description;
+	info->op = v->op;
+	info->streaming = ntm_streams(v);
+	info->role = v->role;
+	info->rank = v->rank;
+	info->zero_only = v->zero_only;
+	info->requires = ntm_variant_requires(id);
+	ntm_variant_checked(id, &info->why_unsupported);
+	info->supported = info->why_unsupported == NULL;
+	return 0;
+}
+
+const char *ntmem_role_name(enum ntmem_role role)
+{
+	static const char *const names[] = {
+		[NTMEM_ROLE_LIBC] = "libc",
+		[NTMEM_ROLE_PLAIN] = "plain",
+		[NTMEM_ROLE_VECTOR] = "vector",
+		[NTMEM_ROLE_STRING] = "string",
+		[NTMEM_ROLE_STREAMING] = "streaming",
+	};
+	return (unsigned)role < sizeof names / sizeof names[0] ? names[role] : "?";
+}
+
+int ntmem_variant_find(enum ntmem_op op, const char *name)
+{
+	const struct variant *v = ntm_variant_named(op, name);
+	if (!v) {
+		errno = ENOENT;
+		return -1;
+	}
+	return ntm_variant_id(v);
+}
+
+const char *ntmem_variant_guarded_by(int id)
+{
+	const char *why_not;
+	const struct variant *v = ntm_variant_checked(id, &why_not);
+	if (!v) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (why_not) {
+		errno = ENOTSUP;
+		return NULL;
+	}
+	return ntm_guarded_by(v)->name;
+}
+
+int ntmem_cpu_info(struct ntmem_cpu_info *info)
+{
+	if (!info) {
+		errno = EINVAL;
+		return -1;
+	}
+	ntm_cpu_describe(info);
+	return 0;
+}
+
+int ntmem_parallel_info(struct ntmem_parallel_info *info)
+{
+	if (!info) {
+		errno = EINVAL;
+		return -1;
+	}
+	ntm_parallel_describe(info);
+	info->populate_write = ntm_populate_writes();
+	return 0;
 }

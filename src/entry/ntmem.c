@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "dispatch/args.h"
+#include "safe/safe.h"
 #include "dispatch/registry.h"
 #include "dispatch/select.h"
 #include "dispatch/width.h"
@@ -23,46 +24,6 @@ const char *ntmem_version(void)
 #define STR(x) STR_(x)
 	return STR(NTMEM_VERSION_MAJOR) "." STR(NTMEM_VERSION_MINOR) "." STR(
 		NTMEM_VERSION_PATCH);
-}
-
-/* Every route but a cached rung's, out of line: the cached rung then
- * reaches its variant as a tail call that saves no registers. */
-__attribute__((noinline)) static void *set_routed(void *dst, int c, size_t n,
-						  unsigned flags)
-{
-	struct ntm_route r;
-	ntm_select(&r, ntm_policy_ready(), ntm_class_of(NTMEM_OP_SET, c), n, flags,
-		   0, NTM_CALLER_ENTRY);
-	return ntm_route_set(&r, dst, c, n, flags);
-}
-
-__attribute__((noinline)) static void *copy_routed(void *dst, const void *src,
-						   size_t n, unsigned flags)
-{
-	struct ntm_route r;
-	ntm_select(&r, ntm_policy_ready(), NTMEM_CLASS_COPY, n, flags,
-		   ntm_overlap(dst, src, n), NTM_CALLER_ENTRY);
-	if (r.kind == NTM_ROUTE_OVERLAP)
-		return ntm_libc.memmove(dst, src, n);
-	return ntm_route_copy(&r, dst, src, n, flags);
-}
-
-void *ntm_set_large(void *dst, int c, size_t n, unsigned flags)
-{
-	const struct variant *v = ntm_select_cached_rung(
-		ntm_policy_ready(), ntm_class_of(NTMEM_OP_SET, c), n, flags);
-	if (__builtin_expect(v != NULL, 1))
-		return v->set(dst, c, n);
-	return set_routed(dst, c, n, flags);
-}
-
-void *ntm_copy_large(void *dst, const void *src, size_t n, unsigned flags)
-{
-	const struct variant *v = ntm_overlap(dst, src, n) ? NULL :
-		ntm_select_cached_rung(ntm_policy_ready(), NTMEM_CLASS_COPY, n, flags);
-	if (__builtin_expect(v != NULL, 1))
-		return v->copy(dst, src, n);
-	return copy_routed(dst, src, n, flags);
 }
 
 /* The table of the width dispatch chooses: addresses only, computed
@@ -180,6 +141,36 @@ size_t ntmem_set_safe(void *dst, int c, size_t n, unsigned flags)
 }
 #endif
 
+/* [off, off + len) of r as the plain entry points write it. */
+static void plain(const struct ntm_request *r, size_t off, size_t len,
+		  unsigned flags)
+{
+	if (r->op == NTMEM_OP_SET)
+		set_flagged(r->dst + off, r->c, len, flags);
+	else
+		copy_flagged(r->dst + off, r->src + off, len, flags);
+}
+
+/* A call with options (checked): a plain call where no thread and no hot
+ * region is wanted, else the extent by parallel/, then the hot region
+ * last, cached, by the calling thread. */
+static void *write_request(const struct ntm_request *r)
+{
+	unsigned flags = r->o.flags & ~NTMEM_F_PARALLEL;
+	if (r->n == 0)
+		return r->dst;
+	if (r->op == NTMEM_OP_COPY && ntm_overlap(r->dst, r->src, r->n))
+		return ntm_libc.memmove(r->dst, r->src, r->n);
+	if (!ntm_parallel_applies(r)) {
+		plain(r, 0, r->n, flags);  /* the small path, the same cost */
+		return r->dst;
+	}
+	ntm_parallel_write(r);
+	if (r->o.hot_len)
+		plain(r, r->o.hot_off, r->o.hot_len, NTMEM_F_TEMPORAL);
+	return r->dst;
+}
+
 void *ntmem_set_flags(void *dst, int c, size_t n, unsigned flags)
 {
 	if (ntm_bad_flags(flags, NTM_CALL_FLAGS)) {
@@ -187,8 +178,10 @@ void *ntmem_set_flags(void *dst, int c, size_t n, unsigned flags)
 		return NULL;
 	}
 	NTM_ASAN_WRITE(dst, n);
-	if (flags & NTMEM_F_PARALLEL)  /* worker threads: parallel.c */
-		return ntm_parallel_set(dst, c, n, flags);
+	if (flags & NTMEM_F_PARALLEL) {
+		struct ntm_request r = {NTMEM_OP_SET, dst, NULL, c, n, {.flags = flags}};
+		return write_request(&r);
+	}
 	return set_flagged(dst, c, n, flags);
 }
 
@@ -200,9 +193,57 @@ void *ntmem_copy_flags(void *dst, const void *src, size_t n, unsigned flags)
 	}
 	NTM_ASAN_READ(src, n);
 	NTM_ASAN_WRITE(dst, n);
-	if (flags & NTMEM_F_PARALLEL)
-		return ntm_parallel_copy(dst, src, n, flags);
+	if (flags & NTMEM_F_PARALLEL) {
+		struct ntm_request r = {NTMEM_OP_COPY, dst, src, 0, n, {.flags = flags}};
+		return write_request(&r);
+	}
 	return copy_flagged(dst, src, n, flags);
+}
+
+/* The options checked, then the call; EINVAL, having written nothing, for
+ * bad flags or a hot region outside the extent. */
+static void *checked_request(struct ntm_request *r, const struct ntmem_opts *opts)
+{
+	if (opts)
+		r->o = *opts;
+	if (ntm_bad_flags(r->o.flags, NTM_CALL_FLAGS) || r->o.hot_off > r->n ||
+	    r->o.hot_len > r->n - r->o.hot_off) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (r->op == NTMEM_OP_COPY)
+		NTM_ASAN_READ(r->src, r->n);
+	NTM_ASAN_WRITE(r->dst, r->n);
+	return write_request(r);
+}
+
+void *ntmem_set_opts(void *dst, int c, size_t n, const struct ntmem_opts *opts)
+{
+	struct ntm_request r = {NTMEM_OP_SET, dst, NULL, c, n, {0}};
+	return checked_request(&r, opts);
+}
+
+void *ntmem_copy_opts(void *dst, const void *src, size_t n,
+		      const struct ntmem_opts *opts)
+{
+	struct ntm_request r = {NTMEM_OP_COPY, dst, src, 0, n, {0}};
+	return checked_request(&r, opts);
+}
+
+int ntmem_populate_opts(void *addr, size_t len, const struct ntmem_opts *opts)
+{
+	return ntm_populate(addr, len, opts);
+}
+
+int ntmem_populate(void *addr, size_t len, unsigned flags)
+{
+	struct ntmem_opts o = {.flags = flags};
+	return ntm_populate(addr, len, &o);
+}
+
+int ntmem_safe_init(void)
+{
+	return ntm_safe_reinstall();
 }
 
 void ntmem_fence(void)

@@ -61,11 +61,11 @@ void ntm_place(const struct topology *t, const int *part_node,
 			taken[i] = 1;
 	int caller_node = ntm_node_of_cpu(t, caller_cpu);
 
-	unsigned mine = callers_part(part_node, nparts, caller_node);
-	order[0] = mine;
+	unsigned callers = callers_part(part_node, nparts, caller_node);
+	order[0] = callers;
 	cpu[0] = -1;
 	for (unsigned p = 0, k = 1; p < nparts; p++)
-		if (p != mine)
+		if (p != callers)
 			order[k++] = p;
 
 	/* Local CPUs first, for every part whose node is known, so that a

@@ -25,7 +25,6 @@
 #include "dispatch/select.h"
 #include "pool.h"
 #include "dispatch/registry.h"
-#include "util/sanitize.h"
 #include "util/size.h"
 
 
@@ -172,26 +171,6 @@ static int copy_piece(const struct extent_work *w, size_t off, size_t len)
 	return 0;
 }
 
-/* One call: ntmem_set_opts or ntmem_copy_opts with checked options. */
-struct request {
-	enum ntmem_op op;
-	unsigned char *dst;
-	const unsigned char *src;
-	int c;
-	size_t n;
-	struct ntmem_opts o;
-};
-
-/* [off, off + len) as the plain entry points write it. */
-static void plain(const struct request *r, size_t off, size_t len,
-		  unsigned flags)
-{
-	if (r->op == NTMEM_OP_SET)
-		ntmem_set_flags(r->dst + off, r->c, len, flags);
-	else
-		ntmem_copy_flags(r->dst + off, r->src + off, len, flags);
-}
-
 /*
  * The variant is picked once, for the whole extent's size n, and every
  * part uses it.  Picking per part would ask the wrong question: the
@@ -203,19 +182,17 @@ static void plain(const struct request *r, size_t off, size_t len,
  * the policy meant to stream.  (Per part, only the start-up cost of a
  * variant would be better judged, and parts are megabytes: it is noise.)
  */
-static void *write_extent(const struct request *r)
+int ntm_parallel_applies(const struct ntm_request *r)
+{
+	size_t min_chunk = r->o.min_chunk ? r->o.min_chunk : policy_min_chunk();
+	return r->o.hot_len || ((r->o.flags & NTMEM_F_PARALLEL) && r->n / 2 >= min_chunk);
+}
+
+void ntm_parallel_write(const struct ntm_request *r)
 {
 	unsigned flags = r->o.flags & ~NTMEM_F_PARALLEL;
 	int parallel = !!(r->o.flags & NTMEM_F_PARALLEL);
 	size_t min_chunk = r->o.min_chunk ? r->o.min_chunk : policy_min_chunk();
-	if (r->n == 0)
-		return r->dst;
-	if (r->op == NTMEM_OP_COPY && ntm_overlap(r->dst, r->src, r->n))
-		return ntm_libc.memmove(r->dst, r->src, r->n);
-	if (!r->o.hot_len && (!parallel || r->n / 2 < min_chunk)) {
-		plain(r, 0, r->n, flags);  /* the small path, the same cost */
-		return r->dst;
-	}
 	/* A hot region says the rest will not be read soon: it streams. */
 	unsigned cold = flags;
 	if (r->o.hot_len && !(flags & NTMEM_F_TEMPORAL))
@@ -240,65 +217,10 @@ static void *write_extent(const struct request *r)
 			       min_chunk, write_grains,
 			       sizeof write_grains / sizeof write_grains[0]);
 	ntm_fence_after(nspans && ntm_streams(w.v), flags);
-	if (r->o.hot_len)
-		plain(r, r->o.hot_off, r->o.hot_len, NTMEM_F_TEMPORAL);
-	return r->dst;
 }
 
-/* Options that make a call fail with EINVAL before it writes anything. */
-static int bad_opts(const struct ntmem_opts *o, size_t n)
+void ntm_parallel_describe(struct ntmem_parallel_info *info)
 {
-	return ntm_bad_flags(o->flags, NTM_CALL_FLAGS) || o->hot_off > n ||
-	       o->hot_len > n - o->hot_off;
-}
-
-/* The options checked, then the call; EINVAL, having written nothing, for
- * bad ones. */
-static void *checked_call(struct request *r, const struct ntmem_opts *opts)
-{
-	if (opts)
-		r->o = *opts;
-	if (bad_opts(&r->o, r->n)) {
-		errno = EINVAL;
-		return NULL;
-	}
-	if (r->op == NTMEM_OP_COPY)
-		NTM_ASAN_READ(r->src, r->n);
-	NTM_ASAN_WRITE(r->dst, r->n);
-	return write_extent(r);
-}
-
-void *ntmem_set_opts(void *dst, int c, size_t n, const struct ntmem_opts *opts)
-{
-	struct request r = {NTMEM_OP_SET, dst, NULL, c, n, {0}};
-	return checked_call(&r, opts);
-}
-
-void *ntmem_copy_opts(void *dst, const void *src, size_t n,
-		      const struct ntmem_opts *opts)
-{
-	struct request r = {NTMEM_OP_COPY, dst, src, 0, n, {0}};
-	return checked_call(&r, opts);
-}
-
-void *ntm_parallel_set(void *dst, int c, size_t n, unsigned flags)
-{
-	struct request r = {NTMEM_OP_SET, dst, NULL, c, n, {.flags = flags}};
-	return write_extent(&r);
-}
-
-void *ntm_parallel_copy(void *dst, const void *src, size_t n, unsigned flags)
-{
-	struct request r = {NTMEM_OP_COPY, dst, src, 0, n, {.flags = flags}};
-	return write_extent(&r);
-}
-
-int ntmem_parallel_info(struct ntmem_parallel_info *info)
-{
-	if (!info) {
-		errno = EINVAL;
-		return -1;
-	}
 	struct pool_stats s;
 	ntm_pool_stats(&s);
 	*info = (struct ntmem_parallel_info){
@@ -308,11 +230,9 @@ int ntmem_parallel_info(struct ntmem_parallel_info *info)
 		.calls = s.jobs,
 		.busy = s.busy,
 		.create_failed = s.create_failed,
-		.populate_write = ntm_populate_writes(),
 	};
 	info->threads = policy_threads(&info->threads_how);
 	if (info->threads > NTM_MAX_PARTS)
 		info->threads = NTM_MAX_PARTS;
 	ntm_pool_universe(&info->cpus_allowed, &info->nodes);
-	return 0;
 }

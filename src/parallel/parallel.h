@@ -1,6 +1,6 @@
 /* parallel.h - one extent's work over the worker pool: how many threads,
- * which part each gets, where each runs; and the entry points of
- * parallel and hinted calls. */
+ * which part each gets, where each runs; parallel and hinted calls'
+ * extents, and populating.  The public functions are entry/'s. */
 #ifndef NTM_PARALLEL_H
 #define NTM_PARALLEL_H
 
@@ -52,9 +52,32 @@ int ntm_populate_writes(void);
  * guarded fallback) even where MADV_POPULATE_WRITE works. */
 extern int ntm_populate_force_touch;
 
-/* ntmem_set_flags and ntmem_copy_flags with NTMEM_F_PARALLEL; ntmem.c
- * hands such calls here once the flags are checked. */
-void *ntm_parallel_set(void *dst, int c, size_t n, unsigned flags);
-void *ntm_parallel_copy(void *dst, const void *src, size_t n, unsigned flags);
+/* One clear or copy with options, as the entry points hand it here: the
+ * options checked, n > 0, a copy's buffers apart. */
+struct ntm_request {
+	enum ntmem_op op;
+	unsigned char *dst;
+	const unsigned char *src;
+	int c;
+	size_t n;
+	struct ntmem_opts o;
+};
+
+/* Does r want what this file does (a hot region, or NTMEM_F_PARALLEL and
+ * enough bytes for two threads)?  Otherwise the entry points write it as
+ * a plain call, at the same cost. */
+int ntm_parallel_applies(const struct ntm_request *r);
+
+/* Write r but its hot region, which the caller then writes last, cached:
+ * split over threads with NTMEM_F_PARALLEL, every part with the variant
+ * the selector gives the whole extent; fenced unless NTMEM_F_NOFENCE. */
+void ntm_parallel_write(const struct ntm_request *r);
+
+/* ntmem_parallel_info()'s answer but populate_write (populate.c's
+ * ntm_populate_writes, which calls into this file), info not NULL. */
+void ntm_parallel_describe(struct ntmem_parallel_info *info);
+
+/* ntmem_populate_opts(), with the same contract (populate.c). */
+int ntm_populate(void *addr, size_t len, const struct ntmem_opts *opts);
 
 #endif

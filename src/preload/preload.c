@@ -22,7 +22,7 @@
  * call then takes plain loops while this object is unrelocated, and the
  * entry points of the width CPUID gives once it is.  The entry points need no
  * constructor either: before the policy is built they use the baseline
- * variants (registry.h), and before ntm_libc_resolve() has run, ntm_libc
+ * variants (registry.h), and until the C library's are handed down, ntm_libc
  * holds ntmem's own portable loops.  Nothing on this path takes a lock,
  * allocates, or asks the dynamic linker anything, so calls from other
  * constructors, from malloc and from signal handlers are served.
@@ -52,7 +52,7 @@
  * a C library without it (not glibc) still gets the abort. */
 extern void __chk_fail(void) __attribute__((weak, noreturn));
 
-/* The mark by which ntmem_preloaded() (preload_query.c) knows the shim:
+/* The mark by which ntmem_preloaded() (entry/preloaded.c) knows the shim:
  * exported, beside the C library's names, and nothing else. */
 #define STR_(x) #x
 #define STR(x) STR_(x)
@@ -62,76 +62,6 @@ const char ntmem_preload_version[] = STR(NTMEM_VERSION_MAJOR) "." STR(
 /* ------------------------------------------------------------------ */
 /* Routes                                                              */
 /* ------------------------------------------------------------------ */
-
-static const struct entry_width *width;
-
-/* ntm_entry_width() runs CPUID and reads no relocated data; racing first
- * calls store the same pointer. */
-const struct entry_width *ntm_shim_width(void)
-{
-	const struct entry_width *w = __atomic_load_n(&width, __ATOMIC_ACQUIRE);
-	if (!w) {
-		w = ntm_entry_width();
-		__atomic_store_n(&width, w, __ATOMIC_RELEASE);
-	}
-	return w;
-}
-
-/*
- * Before the constructor has routed them, calls may come before this
- * object is even relocated: the dynamic linker relocates the libraries a
- * program needs before one preloaded ahead of them, and their IFUNC
- * resolvers run then, memcpy included.  Until then every pointer held in
- * data (the routes, the entry widths' tables) is still unrelocated, so
- * such a call must read none.  A variable that holds its own address
- * tells: it does so only once the relocation has been applied (volatile,
- * so that no compiler assumes it).
- */
-static const volatile void *volatile self_address = &self_address;
-
-static int relocated(void)
-{
-	return self_address == &self_address;
-}
-
-/* Unrelocated: plain loops, memmove's result, no data but the arguments.
- * This file is built as the variants are (no loop becomes a call). */
-static void *unrelocated_set(void *dst, int c, size_t n)
-{
-	unsigned char *d = dst;
-	while (n--)
-		*d++ = (unsigned char)c;
-	return dst;
-}
-
-static void *unrelocated_copy(void *dst, const void *src, size_t n)
-{
-	unsigned char *d = dst;
-	const unsigned char *s = src;
-	if (d <= s || d >= s + n)
-		while (n--)
-			*d++ = *s++;
-	else
-		while (n--)
-			d[n] = s[n];
-	return dst;
-}
-
-/* The routes until the constructor has run: the entry points, asked of
- * CPUID alone, once this object is relocated. */
-static void *early_set(void *dst, int c, size_t n)
-{
-	if (!relocated())
-		return unrelocated_set(dst, c, n);
-	return ntm_shim_width()->set(dst, c, n);
-}
-
-static void *early_copy(void *dst, const void *src, size_t n)
-{
-	if (!relocated())
-		return unrelocated_copy(dst, src, n);
-	return ntm_shim_width()->copy(dst, src, n);
-}
 
 /*
  * The direct path.  Each jump between the caller and its stores costs a
@@ -152,28 +82,9 @@ NTM_HIDDEN void *ntm_entry_copy_sse2(void *dst, const void *src, size_t n);
 #define direct_set ntm_entry_set_sse2
 #define direct_copy ntm_entry_copy_sse2
 #else
-#define direct_set early_set
-#define direct_copy early_copy
+#define direct_set ntm_shim_early_set
+#define direct_copy ntm_shim_early_copy
 #endif
-
-/* Empty (zero, in .bss: nothing to relocate) until the constructor. */
-static union shim_route routes[SHIM_FUNCTIONS];
-
-void ntm_shim_route_all(int counting)
-{
-	const struct entry_width *w = ntm_shim_width();
-	for (int f = 0; f < SHIM_FUNCTIONS; f++) {
-		const union shim_route *c = &ntm_shim_counted[f];
-		if (ntm_shim_op(f) == NTMEM_OP_SET)
-			__atomic_store_n(&routes[f].set, counting ? c->set : w->set,
-					 __ATOMIC_RELAXED);
-		else
-			__atomic_store_n(&routes[f].copy,
-					 counting ? c->copy : w->copy,
-					 __ATOMIC_RELAXED);
-	}
-	ntm_select_set_shim(w->width, counting);
-}
 
 static inline int direct(size_t n)
 {
@@ -182,14 +93,14 @@ static inline int direct(size_t n)
 
 static inline set_fn *set_route(int f)
 {
-	set_fn *r = __atomic_load_n(&routes[f].set, __ATOMIC_RELAXED);
-	return __builtin_expect(r != NULL, 1) ? r : early_set;
+	set_fn *r = __atomic_load_n(&ntm_shim_routes[f].set, __ATOMIC_RELAXED);
+	return __builtin_expect(r != NULL, 1) ? r : ntm_shim_early_set;
 }
 
 static inline copy_fn *copy_route(int f)
 {
-	copy_fn *r = __atomic_load_n(&routes[f].copy, __ATOMIC_RELAXED);
-	return __builtin_expect(r != NULL, 1) ? r : early_copy;
+	copy_fn *r = __atomic_load_n(&ntm_shim_routes[f].copy, __ATOMIC_RELAXED);
+	return __builtin_expect(r != NULL, 1) ? r : ntm_shim_early_copy;
 }
 
 /* Call f's route, or the direct path for a small call. */
@@ -342,28 +253,25 @@ static void *next_definition(const char *name)
 }
 
 /*
- * The strong definition of the library's weak hook (libc.h): the library
- * constructor calls it once, before it builds the policy.
+ * The C library's definitions, handed down to the library (libc.h) by
+ * the constructor below, before the library's own builds the policy.
  *
  * Why it cannot recurse: dlsym takes the loader's lock and may allocate,
  * but it is called only here, from a constructor, never from inside a
  * memset or memcpy.  Whatever copies dlsym makes inside the C library or
  * the loader use their own internal functions; if one did come here, it
- * would find the policy "building" and use the baseline variants and the
+ * would find no policy yet and use the baseline variants and the
  * portable loops, none of which calls dlsym, locks or allocates.  If a
  * name cannot be found, ntm_libc keeps the portable loops: slower for the
  * "libc" rungs and overlapping copies, never wrong.
  */
-void ntm_libc_resolve(struct libc_fns *fns)
+static void hand_down_libc(void)
 {
 	void *set = next_definition("memset");
 	void *copy = next_definition("memcpy");
 	void *move = next_definition("memmove");
-	if (!set || !copy || !move)
-		return;
-	__atomic_store_n(&fns->memset, (set_fn *)set, __ATOMIC_RELAXED);
-	__atomic_store_n(&fns->memcpy, (copy_fn *)copy, __ATOMIC_RELAXED);
-	__atomic_store_n(&fns->memmove, (copy_fn *)move, __ATOMIC_RELAXED);
+	struct libc_fns fns = {(set_fn *)set, (copy_fn *)copy, (copy_fn *)move};
+	ntm_libc_use(set && copy && move ? &fns : NULL);
 }
 
 /* After the library's constructor (priority 102) has built the policy:
@@ -373,15 +281,18 @@ void ntm_libc_resolve(struct libc_fns *fns)
 __attribute__((constructor(103))) static void shim_start(void)
 {
 	int saved = errno;
-	__atomic_store_n(&width, ntm_entry_width_for(ntm_select_width()),
-			 __ATOMIC_RELEASE);
-	ntm_shim_route_all(ntm_shim_report_setup());
+	ntm_shim_set_width(ntm_entry_width_for(ntm_select_width()));
+	ntm_shim_route_all(ntm_shim_report_setup() ? ntm_shim_counted : NULL);
 	errno = saved;
 }
 
-/* Before the library's constructor (102) builds the policy: it is the
- * shim's entry points the policy serves (NTMEM_TUNABLES shim_width=). */
+/* Before the library's constructor (102) builds the policy: the C
+ * library's functions, and that it is the shim's entry points the policy
+ * serves (NTMEM_TUNABLES shim_width=). */
 __attribute__((constructor(101))) static void shim_first(void)
 {
+	int saved = errno;
+	hand_down_libc();
 	ntm_select_serve_shim();
+	errno = saved;
 }

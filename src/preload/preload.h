@@ -1,6 +1,6 @@
 /* preload.h - what the files of the LD_PRELOAD shim share (preload.c, the
- * interposed functions; preload_count.c, the counters behind
- * "ntmem run --report").  None of this is in libntmem itself. */
+ * interposed functions; preload_routes.c, where their calls go;
+ * preload_count.c, the counters behind "ntmem run --report").  None of this is in libntmem itself. */
 #ifndef NTM_PRELOAD_H
 #define NTM_PRELOAD_H
 
@@ -23,12 +23,24 @@ union shim_route {
 	copy_fn *copy;
 };
 
-/* The entry width the shim calls: ntm_entry_width(), asked once. */
-NTM_HIDDEN const struct entry_width *ntm_shim_width(void);
+/* preload_routes.c */
 
-/* Point every function at the entry points, or (counting) at
- * ntm_shim_counted.  Lock-free: each route is one atomic store. */
-NTM_HIDDEN void ntm_shim_route_all(int counting);
+/* The entry width the shim calls: ntm_entry_width(), asked once, until
+ * the constructor sets the one the policy was built for. */
+NTM_HIDDEN const struct entry_width *ntm_shim_width(void);
+NTM_HIDDEN void ntm_shim_set_width(const struct entry_width *w);
+
+/* Each function's route, by enum shim_fn: empty (zero, in .bss) until
+ * ntm_shim_route_all(); the callers then take ntm_shim_early_set/copy,
+ * which are safe before this object is even relocated. */
+NTM_HIDDEN extern union shim_route ntm_shim_routes[SHIM_FUNCTIONS];
+NTM_HIDDEN void *ntm_shim_early_set(void *dst, int c, size_t n);
+NTM_HIDDEN void *ntm_shim_early_copy(void *dst, const void *src, size_t n);
+
+/* Point every function at the entry points, or, with counted (a table by
+ * enum shim_fn), at its counting wrapper.  Lock-free: each route is one
+ * atomic store. */
+NTM_HIDDEN void ntm_shim_route_all(const union shim_route *counted);
 
 /* preload_count.c */
 

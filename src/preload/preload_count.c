@@ -291,7 +291,7 @@ static void assign_slots(struct ntm_record *r, const struct policy *p)
 		slot_of[i] = NTM_RECORD_VARIANTS - 1;
 	for (int op = 0; op < 2; op++)
 		assign_slot(r, p->loop[op], &used);
-	for (int cls = 0; cls < NTM_CLASSES; cls++) {
+	for (int cls = 0; cls < NTMEM_CLASSES; cls++) {
 		const struct ladder *l = &p->ladder[cls];
 		for (unsigned i = 0; i < l->count; i++) {
 			assign_slot(r, l->v[i], &used);
@@ -315,7 +315,7 @@ static void describe(struct ntm_record *r, const struct policy *p)
 	snprintf(r->program, sizeof r->program, "%s", program_invocation_short_name);
 	snprintf(r->small_name, sizeof r->small_name, "%s", w->small_name);
 	describe_policy(p, r->policy, sizeof r->policy);
-	for (int cls = 0; cls < NTM_CLASSES; cls++) {
+	for (int cls = 0; cls < NTMEM_CLASSES; cls++) {
 		const struct ladder *l = &p->ladder[cls];
 		r->ladder[cls].count = l->count;
 		for (unsigned i = 0; i < l->count; i++) {
@@ -340,12 +340,12 @@ static void start_child_record(void)
 	__atomic_store_n(&record, r, __ATOMIC_RELAXED);
 	if (!r) {
 		record_failed(parent, errno);
-		ntm_shim_route_all(0);
+		ntm_shim_route_all(NULL);
 		errno = saved;
 		return;
 	}
 	if (!parent)  /* the parent has no record, and does not count */
-		ntm_shim_route_all(1);
+		ntm_shim_route_all(ntm_shim_counted);
 	const struct policy *p = ntm_policy_ready();
 	if (p)
 		describe(r, p);

@@ -51,8 +51,8 @@
  * cycles.  Below 16 bytes the entry points test for 8, 4, 0 and 1 bytes;
  * these test for 4 and 0: 4-15 bytes are four 4-byte moves and 1-3 three
  * byte moves, with no branch inside.  With the limits below as class
- * compares, that took the shim from 0.81-1.03x glibc's time on the fleet
- * mixes to 0.79-0.94x (medians of 8 rounds; docs/results.md).
+ * compares, that made the shim faster on every fleet mix
+ * (docs/results.md, "Size mixes and peers").
  * Scratch: rcx, r8-r11; everything is loaded before anything is stored,
  * so these are also memmove.
  */
@@ -123,7 +123,7 @@ SHIM_FUNCTION \name
 	cmp	ntm_limits+LIMITS_SHIM_EVEX_END(%rip), %rdx
 	jae	.Lavx2_\name
 	/* 33 to 512 bytes on the AVX-512 width: its entry's classes. */
-	COPY_SMALL 64, vmovdqu64, %zmm16, %zmm17, %zmm18, %zmm19, %zmm20, %zmm21, %zmm22, %zmm23, %ymm16, %ymm17, %xmm16, %xmm17, vmovdqu64, %rdi, %rsi, %rdx, 0, RETURN, 0
+	COPY_SMALL 64, vmovdqu64, %zmm16, %zmm17, %zmm18, %zmm19, %zmm20, %zmm21, %zmm22, %zmm23, %ymm16, %ymm17, %xmm16, %xmm17, vmovdqu64
 	.p2align 4
 .Lavx2_\name:
 	cmp	ntm_limits+LIMITS_SHIM_COPY_PAIR_END(%rip), %rdx
@@ -133,7 +133,7 @@ SHIM_FUNCTION \name
 .Lmore_\name:
 	cmp	ntm_limits+LIMITS_SHIM_COPY_END(%rip), %rdx
 	jae	ntm_shim_routed_\name
-	COPY_SMALL 32, vmovdqu, %ymm0, %ymm1, %ymm2, %ymm3, %ymm4, %ymm5, %ymm6, %ymm7, none, none, %xmm0, %xmm1, vmovdqu, %rdi, %rsi, %rdx, 0, RETURN, 1, , 1, , over1
+	COPY_SMALL 32, vmovdqu, %ymm0, %ymm1, %ymm2, %ymm3, %ymm4, %ymm5, %ymm6, %ymm7, none, none, %xmm0, %xmm1, vmovdqu, arg=1, not2=1, over1=1
 	.size	\name, .-\name
 .endm
 

@@ -115,8 +115,8 @@ struct ntm_record {
 	char program[64];         /* program_invocation_short_name */
 	char small_name[48];      /* "AVX2 stores" */
 	char policy[1024];        /* where the ladders came from, one line */
-	struct ntm_record_ladder ladder[3];  /* per enum ntmem_class */
-	uint64_t learn_from[3];   /* per class, the least size that learns;
+	struct ntm_record_ladder ladder[NTMEM_CLASSES];
+	uint64_t learn_from[NTMEM_CLASSES]; /* per class, the least size that learns;
 				     UINT64_MAX: none */
 	int32_t variant[NTM_RECORD_VARIANTS]; /* path NTM_PATH_VARIANT + i:
 						 a registry id; -1 unused */

@@ -1,6 +1,8 @@
 /*
  * guarded_x86_64.S - the guarded (fault-tolerant) loops behind
- * ntmem_copy_safe() and ntmem_set_safe(), and their exception table.
+ * ntmem_copy_safe() and ntmem_set_safe(), and their exception table
+ * entries; the entry points that run them inline are
+ * safe_entry_x86_64.S.
  *
  * How a fault is survived (see src/safe/safe_handler.c for the handler):
  * every instruction here that may fault lies in a range listed in the
@@ -31,9 +33,6 @@
  * Per vector width (sse2: XMM0-7, avx2: YMM0-7 and VZEROUPPER, avx512:
  * ZMM16-23, which leave no dirty upper state) the macros below make:
  *
- *   ntm_safe_copy_W, ntm_safe_set_W      the public entry points (IFUNC
- *                                        targets): the small path and the
- *                                        cached loop inline, else C
  *   ntm_guarded_copy_vec_W, ..._set_vec_W   cached loops (vec_* variants)
  *   ntm_guarded_copy_nt_W, ..._set_nt_W     streaming loops (nt_*)
  *
@@ -43,82 +42,9 @@
  * (src/safe/safe.h): rax = bytes not done, rdx = 0, FAULT_READ or FAULT_WRITE.
  */
 
-/* The flags, fault kinds and gate offsets, from the C that owns them
- * (src/asm_constants.c). */
-#include "asm_constants.h"
-
-/* Flags the entry points handle themselves, besides UNBLOCKED, which they
- * need: without it the signal mask must be looked at, which C does.  Any
- * other bit (NONTEMPORAL, unknown ones) goes to C, which checks them. */
-#define ENTRY_FLAGS (NTMEM_F_TEMPORAL | NTMEM_F_NOFENCE | NTMEM_F_NOZEROFILL)
-
-/* Jump to \to unless flags (ecx) hold UNBLOCKED and otherwise only
- * ENTRY_FLAGS: taking UNBLOCKED away leaves only ENTRY_FLAGS exactly
- * then (without it the subtraction borrows into the high bits).
- * Clobbers eax. */
-.macro ENTRY_FLAGS_OR to
-	lea	-NTMEM_F_UNBLOCKED(%rcx), %eax
-	test	$~ENTRY_FLAGS, %eax
-	jnz	\to
-.endm
-
-#include "variants/classes_x86_64.h"
-
-/* ------------------------------------------------------------------ */
-/* The exception table                                                 */
-/* ------------------------------------------------------------------ */
-
-/* Entries are three offsets, each relative to itself, so the table needs
- * no relocation in a shared library.  Everything this file adds to the
- * section lies between ntm_extable_start and ntm_extable_end. */
-	.pushsection ntm_extable, "a"
-	.balign	4
-	.globl	ntm_extable_start
-	.hidden	ntm_extable_start
-ntm_extable_start:
-	.popsection
-
-/* Faults of instructions in [from, to) continue at fixup.  Labels only:
- * "." would mean the table itself here. */
-.macro GUARD from, to, fixup
-	.pushsection ntm_extable, "a"
-	.balign	4
-	.long	\from - .
-	.long	\to - .
-	.long	\fixup - .
-	.popsection
-.endm
+#include "guarded_x86_64.h"
 
 	.section .text.ntm_guarded, "ax", @progbits
-
-.macro END name
-	.size	\name, . - \name
-.endm
-
-.macro VZU vzu
-	.if \vzu
-	vzeroupper
-	.endif
-.endm
-
-/* Ends of a size class: a guarded loop returns {0, no fault}, an entry
- * point 0, anything else jumps on to a label. */
-.macro RET_DONE vzu
-	xor	%eax, %eax
-	xor	%edx, %edx
-	VZU	\vzu
-	ret
-.endm
-
-.macro RET_ENTRY vzu
-	xor	%eax, %eax
-	VZU	\vzu
-	ret
-.endm
-
-.macro JMP_TO label
-	jmp	\label
-.endm
 
 /* ------------------------------------------------------------------ */
 /* The byte replays: the fixup of every loop, and C-callable            */
@@ -193,46 +119,6 @@ ntm_replay_set:
 	mov	$FAULT_WRITE, %edx
 	ret
 	GUARD	.Lrs_store, .Lrs_stored, .Lrs_write_fault
-
-/* ------------------------------------------------------------------ */
-/* Cached loops: n > 8 vectors, buffers apart                          */
-/* ------------------------------------------------------------------ */
-
-/*
- * Four unaligned vectors at the start, aligned 4-vector blocks from
- * within them, four unaligned vectors ending at dst + n.  rcx advances
- * past each block only after its stores, which keeps the contract at
- * the top of this file.  Clobbers r9 and r0-r3; keeps rdi, rsi, rdx and
- * r11, which the entry points need in their fixups.
- */
-.macro COPY_LOOP V, movu, mova, r0, r1, r2, r3, fin, arg
-	mov	%rdi, %rcx
-	mov	%rsi, %r8
-	sub	%rdi, %r8
-	lea	(%rdi,%rdx), %r10
-	LOAD_4V	\V, \movu, \r0, \r1, \r2, \r3, %rsi
-	STORE_4V \V, \movu, \r0, \r1, \r2, \r3, %rdi
-	lea	4*\V(%rdi), %rcx
-	and	$-\V, %rcx
-	lea	-4*\V(%r10), %r9
-	COPY_BLOCKS \V, \movu, \mova, \r0, \r1, \r2, %r9
-	LOAD_4V	\V, \movu, \r0, \r1, \r2, \r3, %r9, %r8
-	STORE_4V \V, \movu, \r0, \r1, \r2, \r3, %r9
-	\fin	\arg
-.endm
-
-/* The same for sets: the pattern in \r0; keeps rdi, rsi, rdx, r11. */
-.macro SET_LOOP V, movu, mova, r0, fin, arg
-	mov	%rdi, %rcx
-	lea	(%rdi,%rdx), %r10
-	SET_4V	\V, \movu, \r0, %rdi
-	lea	4*\V(%rdi), %rcx
-	and	$-\V, %rcx
-	lea	-4*\V(%r10), %r9
-	SET_BLOCKS \V, \mova, \r0, %r9
-	SET_4V	\V, \movu, \r0, %r9
-	\fin	\arg
-.endm
 
 /* ------------------------------------------------------------------ */
 /* The streaming shape                                                 */
@@ -365,38 +251,8 @@ FUNCTION \name
 	GUARD	\name, .Lns_end_\@, \fix
 .endm
 
-/* ------------------------------------------------------------------ */
-/* One vector width                                                    */
-/* ------------------------------------------------------------------ */
-
 /*
- * The end of entry point ntm_safe_OP_W, whose labels start .LP: on to C
- * for the rest (.LP_c_W), and the fixups.  A fault in the small path
- * (.LP_small_W up to .LP_large_W) goes to C with the arguments; one in
- * the loop (.LP_loop_W up to .LP_c_W), with how far it got in r8 and the
- * flags, kept in r11d, back in ecx.
- */
-.macro SAFE_EXITS op, p, w, vzu
-.L\p\()_c_\w:
-	VZU	\vzu
-	jmp	ntm_\op\()_safe_slow
-	END	ntm_safe_\op\()_\w
-.L\p\()_small_fault_\w:
-	VZU	\vzu
-	jmp	ntm_\op\()_safe_small_fault
-.L\p\()_loop_fault_\w:
-	VZU	\vzu
-	mov	%rcx, %r8
-	sub	%rdi, %r8
-	mov	%r11d, %ecx
-	jmp	ntm_\op\()_safe_resume
-	GUARD	.L\p\()_small_\w, .L\p\()_large_\w, .L\p\()_small_fault_\w
-	GUARD	.L\p\()_loop_\w, .L\p\()_c_\w, .L\p\()_loop_fault_\w
-.endm
-
-/*
- * WIDTH w, V, ...: the entry points, cached loops and streaming loops of
- * one width.  bcast: fills \r0 with the byte in sil (may clobber r9);
+ * WIDTH w, V, ...: the cached loops and streaming loops of one width.  bcast: fills \r0 with the byte in sil (may clobber r9);
  * qword: copies 8 bytes of it into a register.  h32a/h32b and h16a/h16b:
  * 32- and 16-byte registers for the classes below one vector (the a's
  * are the low halves of \r0), movh their move (FOR_EACH_WIDTH,
@@ -404,17 +260,8 @@ FUNCTION \name
  * SAFE_GATE_w.
  */
 .macro WIDTH w, V, movu, mova, movnt, r0, r1, r2, r3, r4, r5, r6, r7, h32a, h32b, h16a, h16b, movh, bcast, qword, vzu
+	WIDTH_CLASSES \w, \V, \movu, \mova, \movnt, \r0, \r1, \r2, \r3, \r4, \r5, \r6, \r7, \h32a, \h32b, \h16a, \h16b, \movh, \bcast, \qword, \vzu
 
-/* The partial-line macros of this width, with its registers bound. */
-.macro COPY_SMALL_\w d, s, n, fin, arg, above, not2
-	COPY_SMALL \V, \movu, \r0, \r1, \r2, \r3, \r4, \r5, \r6, \r7, \h32a, \h32b, \h16a, \h16b, \movh, \d, \s, \n, 1, \fin, \arg, \above, \not2
-.endm
-.macro SET_SMALL_\w d, n, fin, arg, above, not2
-	SET_SMALL \V, \movu, \r0, \h32a, \h16a, \movh, \qword, \d, \n, \fin, \arg, \above, \not2
-.endm
-.macro FILL_\w
-	\bcast
-.endm
 /* One line of streaming stores at OFF(%rcx), from a..d (the registers
  * this width needs of them). */
 .macro NT_STORE_LINE_\w off, a, b, c, d
@@ -483,76 +330,6 @@ FUNCTION ntm_guarded_set_vec_\w
 	NT_COPY ntm_guarded_copy_nt_\w, NT_COPY_LINE_\w, COPY_SMALL_\w, .Lfix_copy_\w, \vzu
 	NT_SET ntm_guarded_set_nt_\w, FILL_\w, NT_SET_LINE_\w, SET_SMALL_\w, .Lfix_set_\w, \vzu
 
-/*
- * The entry points, flags in ecx.  Only calls with NTMEM_F_UNBLOCKED and
- * flags the entries handle, and only once the handler is installed, stay
- * here: the small path, then the cached loop up to the selector's inline
- * limit (ntm_limits, dispatch/select.h), as ntmem_copy's entry does.  Everything else goes to C.  A fault goes to C as well, with the
- * arguments: the small path's to ..._small_fault, the loop's to
- * ..._resume with how far it got.
- *
- * The commonest class, one to two vectors, comes first, and one compare
- * both picks it and checks that the handler is installed:
- * ntm_safe_gate[width] is V + 1 once it is and 0 before, and n - V
- * (unsigned) is below V + 1 exactly when V <= n <= 2V.  Other sizes test
- * the same loaded value for non-zero, and then know n is outside that
- * class, so their classes start one compare later, as ntmem_copy's do
- * (a second load could see the gate opening in between).  So a small
- * call costs a flags test and a gate test more than ntmem_copy's.
- */
-FUNCTION ntm_safe_copy_\w
-	ENTRY_FLAGS_OR .Lsc_c_\w
-	mov	ntm_safe_gate+SAFE_GATE_\w(%rip), %r9
-	lea	-\V(%rdx), %rax
-	cmp	%r9, %rax
-	jae	.Lsc_other_\w
-.Lsc_small_\w:
-	COPY_PAIR \V, \movu, \r0, \r1, \movu, \r0, \r1, %rdi, %rsi, %rdx, 1
-	RET_ENTRY \vzu
-.Lsc_other_\w:
-	/* The same load of the gate: installed, so n is not one to two
-	 * vectors and that class is skipped. */
-	test	%r9, %r9
-	jz	.Lsc_c_\w
-	COPY_SMALL_\w %rdi, %rsi, %rdx, RET_ENTRY, \vzu, .Lsc_large_\w, not2
-.Lsc_large_\w:
-	cmp	ntm_limits+LIMITS_INLINE_COPY(%rip), %rdx
-	ja	.Lsc_c_\w
-	/* Overlap: dst - src < n or src - dst < n (unsigned). */
-	mov	%rdi, %r9
-	sub	%rsi, %r9
-	cmp	%rdx, %r9
-	jb	.Lsc_c_\w
-	mov	%rsi, %r9
-	sub	%rdi, %r9
-	cmp	%rdx, %r9
-	jb	.Lsc_c_\w
-	mov	%ecx, %r11d
-.Lsc_loop_\w:
-	COPY_LOOP \V, \movu, \mova, \r0, \r1, \r2, \r3, RET_ENTRY, \vzu
-	SAFE_EXITS copy, sc, \w, \vzu
-
-FUNCTION ntm_safe_set_\w
-	ENTRY_FLAGS_OR .Lss_c_\w
-	FILL_\w
-	mov	ntm_safe_gate+SAFE_GATE_\w(%rip), %r9
-	lea	-\V(%rdx), %rax
-	cmp	%r9, %rax
-	jae	.Lss_other_\w
-.Lss_small_\w:
-	SET_PAIR \V, \movu, \r0, %rdi, %rdx
-	RET_ENTRY \vzu
-.Lss_other_\w:
-	test	%r9, %r9         /* as for copies */
-	jz	.Lss_c_\w
-	SET_SMALL_\w %rdi, %rdx, RET_ENTRY, \vzu, .Lss_large_\w, not2
-.Lss_large_\w:
-	cmp	ntm_limits+LIMITS_INLINE_SET(%rip), %rdx
-	ja	.Lss_c_\w
-	mov	%ecx, %r11d
-.Lss_loop_\w:
-	SET_LOOP \V, \movu, \mova, \r0, RET_ENTRY, \vzu
-	SAFE_EXITS set, ss, \w, \vzu
 .endm
 
 	FOR_EACH_WIDTH WIDTH
@@ -655,13 +432,5 @@ FUNCTION ntm_guarded_set_stosb
 .endm
 	NT_COPY ntm_guarded_copy_movdir64b, DIR64_COPY_LINE, COPY_SMALL_sse2, .Lfix_copy_sse2, 0
 	NT_SET ntm_guarded_set_movdir64b, DIR64_SETUP, DIR64_SET_LINE, SET_SMALL_sse2, .Lfix_set_sse2, 0
-
-/* ------------------------------------------------------------------ */
-
-	.pushsection ntm_extable, "a"
-	.globl	ntm_extable_end
-	.hidden	ntm_extable_end
-ntm_extable_end:
-	.popsection
 
 	.section .note.GNU-stack, "", @progbits

@@ -210,8 +210,10 @@ static int refused(unsigned flags)
 }
 
 /* The whole call, for whatever the entry points do not do themselves:
- * every call without NTMEM_F_UNBLOCKED, whose signal mask is unknown. */
-size_t ntm_copy_safe_slow(void *dst, const void *src, size_t n, unsigned flags)
+ * every call without NTMEM_F_UNBLOCKED, whose signal mask is unknown.
+ * op says which: a copy from src, or a set of c. */
+static size_t whole_unblocked(enum ntmem_op op, void *dst, const void *src,
+			      int c, size_t n, unsigned flags)
 {
 	if (refused(flags))
 		return (size_t)-1;
@@ -219,22 +221,20 @@ size_t ntm_copy_safe_slow(void *dst, const void *src, size_t n, unsigned flags)
 		return 0;
 	struct ntm_fault_mask mask;
 	ntm_faults_unblock(flags, &mask);
-	size_t left = copy_whole(dst, src, n, flags, 0);
+	size_t left = op == NTMEM_OP_COPY ? copy_whole(dst, src, n, flags, 0)
+					  : set_whole(dst, c, n, flags, 0);
 	ntm_faults_restore(&mask);
 	return left;
 }
 
+size_t ntm_copy_safe_slow(void *dst, const void *src, size_t n, unsigned flags)
+{
+	return whole_unblocked(NTMEM_OP_COPY, dst, src, 0, n, flags);
+}
+
 size_t ntm_set_safe_slow(void *dst, int c, size_t n, unsigned flags)
 {
-	if (refused(flags))
-		return (size_t)-1;
-	if (n == 0)
-		return 0;
-	struct ntm_fault_mask mask;
-	ntm_faults_unblock(flags, &mask);
-	size_t left = set_whole(dst, c, n, flags, 0);
-	ntm_faults_restore(&mask);
-	return left;
+	return whole_unblocked(NTMEM_OP_SET, dst, NULL, c, n, flags);
 }
 
 #ifdef __x86_64__
@@ -273,18 +273,3 @@ size_t ntm_set_safe_resume(void *dst, int c, size_t n, unsigned flags,
 	return set_whole((unsigned char *)dst + done, c, n - done, flags, 1);
 }
 #endif
-
-const char *ntmem_variant_guarded_by(int id)
-{
-	const char *why_not;
-	const struct variant *v = ntm_variant_checked(id, &why_not);
-	if (!v) {
-		errno = EINVAL;
-		return NULL;
-	}
-	if (why_not) {
-		errno = ENOTSUP;
-		return NULL;
-	}
-	return ntm_guarded_by(v)->name;
-}

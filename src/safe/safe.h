@@ -29,13 +29,14 @@
 #endif
 
 #if NTM_SAFE_EXTABLE
-/* The exception table of guarded_x86_64.S: faults in [from, to) go to
- * fixup; each field an offset from itself. */
+/* The exception table of guarded_x86_64.S and safe_entry_x86_64.S:
+ * faults in [from, to) go to fixup; each field an offset from itself.
+ * The linker names the bounds of the section both files add to. */
 struct extable_entry {
 	int32_t from, to, fixup;
 };
-extern const struct extable_entry ntm_extable_start[] NTM_HIDDEN,
-	ntm_extable_end[] NTM_HIDDEN;
+extern const struct extable_entry __start_ntm_extable[] NTM_HIDDEN,
+	__stop_ntm_extable[] NTM_HIDDEN;
 
 static inline uintptr_t ntm_extable_target(const int32_t *field)
 {
@@ -93,9 +94,19 @@ NTM_HIDDEN int ntm_safe_fixup(const void *info, void *context);
  * jumps back to that loop; anything else returns. */
 NTM_HIDDEN void ntm_touch_fixup(int sig, const void *info);
 
+/* Write each page of [p, p + len) once, changing no byte, and return 0;
+ * or, at the first page that faults, the errno madvise's
+ * MADV_POPULATE_WRITE would give (EFAULT, ENOMEM, EINVAL).  The signal
+ * mask is as it was either way (safe_touch.c). */
+NTM_HIDDEN int ntm_safe_touch_pages(unsigned char *p, size_t len);
+
 /* Install the handler once (lock-free; async-signal-safe once done).
  * Returns 0, or -1 with errno. */
 NTM_HIDDEN int ntm_safe_install(void);
+
+/* Install the handler again, in front of whatever the program installed
+ * since (ntmem_safe_init()).  Returns 0, or -1 with errno. */
+NTM_HIDDEN int ntm_safe_reinstall(void);
 
 /*
  * A synchronous fault whose signal the thread blocks kills the process:
@@ -109,11 +120,12 @@ struct ntm_fault_mask {
 	sigset_t reblock;      /* what to block again */
 	int changed;
 };
+/* safe_mask.c */
 NTM_HIDDEN void ntm_faults_unblock(unsigned flags, struct ntm_fault_mask *m);
 NTM_HIDDEN void ntm_faults_restore(const struct ntm_fault_mask *m);
 
 /* Let the assembly entry points run their commonest size class (they
- * read ntm_safe_gate, see guarded_x86_64.S); once the handler is in. */
+ * read ntm_safe_gate, see safe_entry_x86_64.S); once the handler is in. */
 NTM_HIDDEN void ntm_guarded_entries_open(void);
 
 /* Faults the handler has sent to a fixup (or, off x86-64, to a guard),

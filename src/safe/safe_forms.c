@@ -25,6 +25,7 @@
 
 #include "dispatch/cpu.h"
 #include "dispatch/registry.h"
+#include "dispatch/width.h"
 
 struct guarded_form {
 	const struct variant_family *family;  /* of the variant it guards */
@@ -84,7 +85,7 @@ static const struct guarded_form forms[] = {
 #define NFORMS (sizeof forms / sizeof forms[0])
 
 /* The form of v's own family that this CPU runs, or NULL. */
-static const struct guarded_form *own_form(const struct variant *v)
+static const struct guarded_form *guarded_form_of(const struct variant *v)
 {
 	for (size_t i = 0; i < NFORMS; i++) {
 		const struct guarded_form *f = &forms[i];
@@ -117,7 +118,7 @@ static const struct variant *standin(enum ntmem_op op, int streaming)
 	for (int id = 0; id < ntm_variant_count(); id++) {
 		const struct variant *v = ntm_variant(id);
 		if (v->op == op && ntm_streams(v) == streaming && !v->zero_only &&
-		    own_form(v) && better_standin(v, best, streaming))
+		    guarded_form_of(v) && better_standin(v, best, streaming))
 			best = v;
 	}
 	return best;
@@ -143,7 +144,7 @@ static void add_slot(const struct variant *v, const struct variant *by)
 	size_t i = slot_of(v);
 	while (slots[i].v)
 		i = (i + 1) % SLOTS;
-	slots[i] = (struct slot){v, by, own_form(by)};
+	slots[i] = (struct slot){v, by, guarded_form_of(by)};
 }
 
 /* v comes from the registry or the ladder, so it is in the table; an
@@ -171,7 +172,7 @@ static void build_forms(void)
 		const struct variant *v = ntm_variant(id);
 		if (ntm_variant_unsupported(v))
 			continue;
-		add_slot(v, own_form(v) ? v : stand[v->op][ntm_streams(v)]);
+		add_slot(v, guarded_form_of(v) ? v : stand[v->op][ntm_streams(v)]);
 	}
 	for (int op = 0; op < 2; op++)
 		for (int streaming = 0; streaming < 2; streaming++) {
@@ -235,13 +236,16 @@ void ntm_guarded_entries_open(void)
 					 __ATOMIC_RELEASE);
 }
 
+/* Counted here, where a fault is sent on to its fixup. */
+unsigned long ntm_safe_recovered;
+
 int ntm_safe_fixup(const void *info, void *context)
 {
 	ucontext_t *uc = context;
 	(void)info;
 	uintptr_t ip = (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
-	for (const struct extable_entry *e = ntm_extable_start;
-	     e < ntm_extable_end; e++)
+	for (const struct extable_entry *e = __start_ntm_extable;
+	     e < __stop_ntm_extable; e++)
 		if (ip >= ntm_extable_target(&e->from) && ip < ntm_extable_target(&e->to)) {
 			uc->uc_mcontext.gregs[REG_RIP] = (greg_t)ntm_extable_target(&e->fixup);
 			__atomic_fetch_add(&ntm_safe_recovered, 1, __ATOMIC_RELAXED);

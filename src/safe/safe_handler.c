@@ -1,7 +1,7 @@
 /* safe_handler.c - the one SIGSEGV/SIGBUS handler of the safe calls: it
  * sends a fault of guarded code on (ntm_safe_fixup, and ntmem_populate's
- * touch loop: ntm_touch_fixup) and every other signal where it would
- * have gone without ntmem.
+ * touch loop: ntm_touch_fixup, safe_touch.c) and every other signal
+ * where it would have gone without ntmem.
  *
  * Installed with
  *   SA_SIGINFO  for the fault's code and the context to edit;
@@ -29,7 +29,6 @@
 #include <string.h>
 
 static unsigned char safe_ready;  /* the handler is installed */
-unsigned long ntm_safe_recovered;
 
 static const int caught[2] = {SIGSEGV, SIGBUS};
 
@@ -177,30 +176,6 @@ static int install(void)
 	return rc;
 }
 
-void ntm_faults_unblock(unsigned flags, struct ntm_fault_mask *m)
-{
-	m->changed = 0;
-	if (flags & NTMEM_F_UNBLOCKED)
-		return;
-	sigset_t faults, was;
-	sigemptyset(&faults);
-	for (int i = 0; i < 2; i++)
-		sigaddset(&faults, caught[i]);
-	pthread_sigmask(SIG_UNBLOCK, &faults, &was);
-	sigemptyset(&m->reblock);
-	for (int i = 0; i < 2; i++)
-		if (sigismember(&was, caught[i]) == 1) {
-			sigaddset(&m->reblock, caught[i]);
-			m->changed = 1;
-		}
-}
-
-void ntm_faults_restore(const struct ntm_fault_mask *m)
-{
-	if (m->changed)
-		pthread_sigmask(SIG_BLOCK, &m->reblock, NULL);
-}
-
 /*
  * Unloaded (a dlclose of libntmem.so, or of an object it is linked into):
  * a disposition left pointing at on_fault would send the next fault into
@@ -234,7 +209,7 @@ int ntm_safe_install(void)
 	return install();
 }
 
-int ntmem_safe_init(void)
+int ntm_safe_reinstall(void)
 {
 	return install();
 }

@@ -42,6 +42,9 @@ static int inside(const struct guard *g, uintptr_t a)
 /* The jump leaves the handler without sigreturn, so it restores the
  * signal mask of the faulting call itself: a handler of the program's
  * that chained to ntmem's may have blocked SIGSEGV. */
+/* Counted here, where a fault is sent on to its fixup. */
+unsigned long ntm_safe_recovered;
+
 int ntm_safe_fixup(const void *info, void *context)
 {
 	const siginfo_t *si = info;

@@ -115,13 +115,18 @@
  * vectors).  Where the caller knows more (non-blank): not2, n is not one
  * to two vectors; upto2, n is at most two, and only those classes are
  * written; over1, n is over one vector, and no class below is written.
+ * The width's registers come by position (V, the vector moves, 8 full
+ * vectors, two each of 32 and 16 bytes ("none" where V is no wider), the
+ * narrow move); the rest by name, each defaulting to the entry points'
+ * use: copy rdi <- rsi, rdx bytes, stores in address order, "ret".
  *
  * Every class up to 8 vectors is at most one taken branch from the
  * entry, and the one past 4 vectors starts a 64-byte line: on Zen 3 a
- * second taken branch, or a target mid-line, cost a 256-byte copy 10-20%
- * (68 against glibc's 82 GB/s), and glibc's memcpy takes one there.
+ * second taken branch, or a target mid-line, cost a 256-byte copy
+ * measurably (docs/results.md, "The small path past 4 vectors"), and
+ * glibc's memcpy takes one there.
  */
-.macro COPY_SMALL V, movu, r0, r1, r2, r3, r4, r5, r6, r7, h32a, h32b, h16a, h16b, movh, d, s, n, tail_first, fin, arg, above, not2, upto2, over1
+.macro COPY_SMALL V, movu, r0, r1, r2, r3, r4, r5, r6, r7, h32a, h32b, h16a, h16b, movh, d=%rdi, s=%rsi, n=%rdx, tail_first=0, fin=RETURN, arg=0, above, not2, upto2, over1
 	.ifb \over1
 	cmp	$\V, \n
 	jb	.Lcs_below_\@
@@ -400,7 +405,7 @@
  * n <= 8 vectors (loads before stores) and returns; larger n falls
  * through. */
 .macro CACHED_COPY_SIZES tag, V, movu, r0, r1, r2, r3, r4, r5, r6, r7, h32a, h32b, h16a, h16b, movh, vzu
-	COPY_SMALL \V, \movu, \r0, \r1, \r2, \r3, \r4, \r5, \r6, \r7, \h32a, \h32b, \h16a, \h16b, \movh, %rdi, %rsi, %rdx, 0, RETURN, \vzu, .Lcopy_above8_\tag
+	COPY_SMALL \V, \movu, \r0, \r1, \r2, \r3, \r4, \r5, \r6, \r7, \h32a, \h32b, \h16a, \h16b, \movh, arg=\vzu, above=.Lcopy_above8_\tag
 .Lcopy_above8_\tag:
 .endm
 
@@ -409,10 +414,7 @@
  * The first vector and the last 4 are loaded first and stored last: one
  * unaligned store at the start, where storing the first 4 vectors before
  * the blocks made four, two of them splitting lines when dst is not
- * vector-aligned.  At 384 bytes, 5 bytes into a page, that took 1.04x
- * glibc's time against 0.85x; a mix of 384-byte copies at random offsets
- * went from 1.23x to 0.93x.  Page-aligned buffers keep a smaller lead:
- * 0.81x against 0.64x (docs/results.md).
+ * vector-aligned, and cost most at odd offsets (docs/results.md).
  */
 .macro CACHED_COPY_LOOP V, movu, mova, r0, r1, r2, r3, r4, r5, r6, r7, vzu
 	/* rcx: dst aligned, from within the first vector; r8: src - dst;

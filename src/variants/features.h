@@ -34,31 +34,18 @@ enum cpu_feature {
 #define NTM_ARCH_BASELINE 0u
 #endif
 
-/* Code that runs before the sanitizers' runtimes are set up. */
-#if defined(__clang__)
+/* Code that runs before the sanitizers' runtimes are set up (gcc and
+ * clang, which both define __GNUC__). */
+#if defined(__GNUC__)
 #define NTM_NO_SANITIZE __attribute__((no_sanitize("address", "undefined", "thread")))
-#elif defined(__GNUC__)
-#define NTM_NO_SANITIZE __attribute__((no_sanitize("address", "undefined", "thread")))
+#else
+#define NTM_NO_SANITIZE
 #endif
 
-/* The vector widths of the entry points (src/entry/): each has its small
- * path, and the x86-64 ones a vector loop they run inline. */
-enum ntm_width {
-	NTM_WIDTH_NONE,      /* of a variant: no entry width runs it inline */
-	NTM_WIDTH_PORTABLE,  /* plain C words, any architecture */
-	NTM_WIDTH_SSE2,      /* 16-byte XMM */
-	NTM_WIDTH_AVX2,      /* 32-byte YMM */
-	NTM_WIDTH_AVX512,    /* 64-byte ZMM, EVEX encoded (AVX-512F/BW/VL) */
-	NTM_WIDTH_NEON,      /* 16-byte AArch64 Q registers */
-	NTM_WIDTHS
-};
-
-/* The small path's reach: 8 vectors on every vector width (the size
- * classes of classes_x86_64.h and small.h), 32 bytes of words on the
- * portable width (entry/entry_portable.c).  dispatch/width.c turns them
- * into bytes for the selector. */
+/* The small path's reach on every vector width: the size classes of
+ * classes_x86_64.h and small.h go up to 8 vectors.  dispatch/width.c
+ * turns it into bytes for the selector. */
 #define NTM_SMALL_VECTORS 8
-#define NTM_PORTABLE_SMALL_MAX 32
 
 /* Not exported from the shared library. */
 #define NTM_HIDDEN __attribute__((visibility("hidden")))

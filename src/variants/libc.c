@@ -13,11 +13,26 @@ static void *portable_memmove(void *dst, const void *src, size_t n);
 struct libc_fns ntm_libc = {portable_memset, portable_memcpy,
 			    portable_memmove};
 
-__attribute__((weak)) void ntm_libc_resolve(struct libc_fns *fns)
+/* Set by the shim, whose own memset and memcpy these names are. */
+static int handed_down;
+
+void ntm_libc_use(const struct libc_fns *fns)
 {
-	fns->memset = memset;
-	fns->memcpy = memcpy;
-	fns->memmove = memmove;
+	if (fns) {
+		__atomic_store_n(&ntm_libc.memset, fns->memset, __ATOMIC_RELAXED);
+		__atomic_store_n(&ntm_libc.memcpy, fns->memcpy, __ATOMIC_RELAXED);
+		__atomic_store_n(&ntm_libc.memmove, fns->memmove, __ATOMIC_RELAXED);
+	}
+	handed_down = 1;
+}
+
+void ntm_libc_resolve(void)
+{
+	if (handed_down)
+		return;
+	__atomic_store_n(&ntm_libc.memset, memset, __ATOMIC_RELAXED);
+	__atomic_store_n(&ntm_libc.memcpy, memcpy, __ATOMIC_RELAXED);
+	__atomic_store_n(&ntm_libc.memmove, memmove, __ATOMIC_RELAXED);
 }
 
 /* Byte loops: only the few calls before the constructor use them, and

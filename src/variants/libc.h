@@ -17,9 +17,14 @@ struct libc_fns {
  * always correct, never a way back into the caller. */
 extern struct libc_fns ntm_libc;
 
-/* Point ntm_libc at the C library.  Weak: the shim replaces it with one
- * that asks the dynamic linker for the next definition (preload.c).
- * Called once, by the library constructor, before the policy is built. */
-void ntm_libc_resolve(struct libc_fns *fns);
+/* The shim, whose own these names are, hands down the C library's
+ * definitions it found (NULL: none, keep the portable loops), before the
+ * library's constructor runs.  Called once. */
+void ntm_libc_use(const struct libc_fns *fns);
+
+/* Point ntm_libc at the C library's memset, memcpy and memmove, unless
+ * the shim has handed its own down.  Called once, by the library's
+ * constructor, before the policy is built. */
+void ntm_libc_resolve(void);
 
 #endif

@@ -1,8 +1,8 @@
 /* shape.h - the one loop shape every line-at-a-time variant uses.
  *
  *   head:  cached stores up to the first 64-byte boundary of dst
- *   body:  whole aligned lines: for copies, blocks of four pages first
- *          (interleaved), then four lines per iteration, then one at a time
+ *   body:  whole aligned lines: four lines per iteration, then one at a
+ *          time (copies: or in another order, enum ntm_copy_shape)
  *   tail:  cached stores for what is left after the last whole line
  *
  * Spans too short to hold a whole aligned line are written entirely with
@@ -16,7 +16,11 @@
  *   SHAPE_VALUE_T          what one line is written from
  *   SHAPE_VALUE(c)         that value for byte c
  *   SHAPE_SET_LINE(d, v)   write value v to the aligned line at d
- *   SHAPE_COPY             name of the copy function to define (optional)
+ *   SHAPE_COPY             name of the copy function to define (optional),
+ *                          line by line (NTM_SHAPE_LINES, variant.h)
+ *   SHAPE_COPY_PAGES, SHAPE_COPY_AHEAD
+ *                          optional, with SHAPE_COPY: names of the copies
+ *                          in the other orders
  *   SHAPE_COPY_LINE(d, s)  copy a line from s (any alignment) to aligned d
  *   SHAPE_SET_PARTIAL(d, c, n), SHAPE_COPY_PARTIAL(d, s, n)
  *                          optional: cached stores of n < 64 bytes, for
@@ -110,7 +114,13 @@ SHAPE_ATTR static void *SHAPE_SET(void *dst, int c, size_t n)
 #endif
 
 #ifdef SHAPE_COPY
-SHAPE_ATTR static void *SHAPE_COPY(void *dst, const void *src, size_t n)
+#define SHAPE_CAT_(a, b) a##b
+#define SHAPE_CAT(a, b) SHAPE_CAT_(a, b)
+/* The copy in order shape, a constant in each caller below, which the
+ * compiler folds away. */
+SHAPE_ATTR static inline __attribute__((always_inline)) void *
+SHAPE_CAT(SHAPE_COPY, _in)(void *dst, const void *src, size_t n,
+			   enum ntm_copy_shape shape)
 {
 	unsigned char *d = dst;
 	const unsigned char *s = src;
@@ -125,13 +135,10 @@ SHAPE_ATTR static void *SHAPE_COPY(void *dst, const void *src, size_t n)
 	n -= head;
 
 	unsigned char *body_end = d + (n & ~(size_t)(LINE - 1));
-	/* Where the CPU gains by it, whole blocks of four pages: two lines
-	 * from each page in turn, so four streams run at once.  Measured on a
-	 * Xeon (Sapphire Rapids, 1 GiB, AVX-512 streaming stores): 12.6-13.0
-	 * GB/s against 9.4 line by line.  On Zen 3 it is the other way round,
-	 * 3.8 GB/s against 17.4 at 256 KiB and 4.0 against 11.2 at 16 MiB
-	 * (AVX), so the CPU's built-in entry decides. */
-	if (__atomic_load_n(&ntm_stream_copy_pages, __ATOMIC_RELAXED))
+	/* Whole blocks of four pages: two lines from each page in turn, so
+	 * four streams run at once (docs/results.md, "Streaming copies,
+	 * line by line": faster on the Xeon, slower on Zen 3). */
+	if (shape == NTM_SHAPE_PAGES)
 		for (; body_end - d >= 4 * SHAPE_PAGE;
 		     d += 4 * SHAPE_PAGE, s += 4 * SHAPE_PAGE)
 			for (size_t off = 0; off < SHAPE_PAGE; off += 2 * LINE)
@@ -140,11 +147,10 @@ SHAPE_ATTR static void *SHAPE_COPY(void *dst, const void *src, size_t n)
 					SHAPE_COPY_LINE(d + p + off + LINE,
 							s + p + off + LINE);
 				}
-	/* A source that may still be in the L3, read a page ahead (see
-	 * ntm_stream_prefetch_below).  Measured on Zen 3 at 16 MiB, against
-	 * libpmem's streaming copy: 0.82-1.07x with it, 0.64-0.85x without;
-	 * at 64 MiB 0.96-1.06x with it, 1.04-1.17x without. */
-	if (n < __atomic_load_n(&ntm_stream_prefetch_below, __ATOMIC_RELAXED))
+	/* The source read a page ahead: a source still in the L3 arrives
+	 * sooner; from memory the prefetches cost more than they gain
+	 * (docs/results.md, "Size mixes and peers"). */
+	if (shape == NTM_SHAPE_AHEAD)
 		for (; body_end - d >= 4 * LINE; d += 4 * LINE, s += 4 * LINE) {
 			for (size_t l = 0; l < 4 * LINE; l += LINE)
 				__builtin_prefetch(s + SHAPE_PAGE + l, 0, 3);
@@ -158,9 +164,28 @@ SHAPE_ATTR static void *SHAPE_COPY(void *dst, const void *src, size_t n)
 	SHAPE_COPY_PARTIAL(d, s, n & (LINE - 1));
 	return dst;
 }
+
+SHAPE_ATTR static void *SHAPE_COPY(void *dst, const void *src, size_t n)
+{
+	return SHAPE_CAT(SHAPE_COPY, _in)(dst, src, n, NTM_SHAPE_LINES);
+}
+#ifdef SHAPE_COPY_PAGES
+SHAPE_ATTR static void *SHAPE_COPY_PAGES(void *dst, const void *src, size_t n)
+{
+	return SHAPE_CAT(SHAPE_COPY, _in)(dst, src, n, NTM_SHAPE_PAGES);
+}
+#endif
+#ifdef SHAPE_COPY_AHEAD
+SHAPE_ATTR static void *SHAPE_COPY_AHEAD(void *dst, const void *src, size_t n)
+{
+	return SHAPE_CAT(SHAPE_COPY, _in)(dst, src, n, NTM_SHAPE_AHEAD);
+}
+#endif
 #endif
 
 #undef SHAPE_SET
 #undef SHAPE_SET_LINE
 #undef SHAPE_COPY
+#undef SHAPE_COPY_PAGES
+#undef SHAPE_COPY_AHEAD
 #undef SHAPE_COPY_LINE

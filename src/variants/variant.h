@@ -29,8 +29,8 @@ struct variant {
 				   was measured: the highest supported wins */
 	bool zero_only;         /* writes zeros only (CLZERO, DC ZVA) */
 	unsigned requires;      /* enum cpu_feature bits */
-	unsigned char inline_width;  /* enum ntm_width whose entry points run
-					this loop inline; NTM_WIDTH_NONE */
+	unsigned char shape;    /* a streaming copy's order of lines (enum
+				   ntm_copy_shape); 0 for every other */
 	set_fn *set;            /* op == NTMEM_OP_SET */
 	copy_fn *copy;          /* op == NTMEM_OP_COPY */
 };
@@ -42,20 +42,15 @@ static inline bool ntm_streams(const struct variant *v)
 
 #define LINE 64  /* the unit streaming stores write */
 
-/* The streaming copies' one setting (shape.h): 1 to move whole blocks of
- * four pages with their lines interleaved, 0 to go line by line.  Set
- * once, by the policy, from the CPU's built-in entry (dispatch/builtin.c:
- * interleaving measured faster on a Xeon, four times slower on Zen 3);
- * 0 until then. */
-extern int ntm_stream_copy_pages NTM_HIDDEN;
-
-/* Streaming copies of fewer bytes than this read their source ahead:
- * each block of four lines prefetches the four lines a page further on.
- * Set by the policy from the CPU's built-in entry, to half the L3 where
- * the entry asks for it (a source that small can still be in the L3,
- * and the prefetches fetch it ahead of the loads; from DRAM they cost
- * more than they gain), else 0, which never prefetches. */
-extern size_t ntm_stream_prefetch_below NTM_HIDDEN;
+/* The orders in which a streaming copy writes its lines (shape.h), each
+ * a variant of its own, so that a variant's name says what it runs and
+ * the ladder says where each serves:
+ *   LINES  line by line, four at a time;
+ *   PAGES  whole blocks of four pages, their lines interleaved, four
+ *          streams at once (faster on the Xeon recorded, slower on Zen 3);
+ *   AHEAD  line by line, each block of four lines prefetching the four a
+ *          page further on: a source still in the L3 comes sooner. */
+enum ntm_copy_shape { NTM_SHAPE_LINES, NTM_SHAPE_PAGES, NTM_SHAPE_AHEAD };
 
 /* Each family file (src/variants/<family>.c) defines its table; registry.c
  * gathers them.  Families that cannot build on this architecture define

@@ -11,8 +11,10 @@
  *   VEC_NAME(stem)       the function name for stem (set_vec, copy_nt, ...)
  * Defines the static functions VEC_NAME(set_nt) and VEC_NAME(copy_nt)
  * (streaming, in shape.h's loop, their partial lines by small.h's small
- * path).  A width whose entry points are written in C includes
- * entry_c.h after this file; on x86-64 they are in entry_x86_64.S.
+ * path), and with VEC_COPY_SHAPES defined VEC_NAME(copy_nt_pages) and
+ * VEC_NAME(copy_nt_ahead), the copy in shape.h's other orders.  A width
+ * whose entry points are written in C includes entry_c.h after this
+ * file; on x86-64 they are in entry_x86_64.S.
  */
 #include "small.h"
 #define VEC_PER_LINE (LINE / VEC_BYTES)
@@ -51,6 +53,10 @@
 #define SHAPE_SET VEC_NAME(set_nt)
 #define SHAPE_SET_LINE(d, v) VEC_STREAM_LINE(d, v)
 #define SHAPE_COPY VEC_NAME(copy_nt)
+#ifdef VEC_COPY_SHAPES
+#define SHAPE_COPY_PAGES VEC_NAME(copy_nt_pages)
+#define SHAPE_COPY_AHEAD VEC_NAME(copy_nt_ahead)
+#endif
 #define SHAPE_COPY_LINE(d, s) VEC_STREAM_COPY_LINE(d, s)
 #include "shape.h"
 

@@ -11,7 +11,7 @@ FUZZ_TARGET(tunables)
 	static struct policy p;
 	char *text = fuzz_string(data, size);
 	ntm_policy_build(&p, ntm_cpu(), text, NULL);
-	for (int cls = 0; cls < NTM_CLASSES; cls++) {
+	for (int cls = 0; cls < NTMEM_CLASSES; cls++) {
 		const struct ladder *l = &p.ladder[cls];
 		enum ntmem_op op = ntm_op_of((enum ntmem_class)cls);
 		fuzz_check_ladder(l, op, cls == NTMEM_CLASS_SET_ZERO, ntm_class_key[cls]);

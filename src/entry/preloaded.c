@@ -1,4 +1,4 @@
-/* preload_query.c - ntmem_preloaded(): whether this process's memset and
+/* preloaded.c - ntmem_preloaded(): whether this process's memset and
  * memcpy are libntmem-preload.so's.  Part of libntmem itself, so that a
  * program with its own copy of the library (the ntmem tool links it
  * statically) can tell that it runs under the shim. */
