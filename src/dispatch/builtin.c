@@ -36,7 +36,7 @@
  * and each machine's README in data/machines/). */
 #define WHY_VECTOR_L2 "cached vector stores beat the C library's while the data fits the caches"
 #define WHY_STREAM_ABOVE_L3 "above the L3 a cached store reads each line before writing it; streaming stores do not"
-#define WHY_PAGES "above the L3 streaming stores skip the read of each line; four pages at once keep four streams running (faster on Intel, slower on Zen)"
+#define WHY_PAGES "above the L3 streaming stores skip the read of each line; moving four pages at once keeps four streams going, faster on Intel"
 #define WHY_ZEN_STRING "rep movsb/stosb does not allocate above the L3 on AMD Zen, so it streams in effect"
 #define WHY_LIBC_HOLDS "the C library's own (rep stosb or its streaming stores) holds its own here in every run recorded"
 #define WHY_LIBC_TIES "the C library's own: the methods here trade places from run to run"

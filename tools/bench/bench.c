@@ -174,11 +174,8 @@ static int parse_option(void *ctx, int c, const char *arg, char **argv,
 	case OPT_LEARNED:
 		o->learned = 1;
 		return 0;
-	case 'h':
-		o->help = 1;
-		return 0;
 	default:
-		return cli_getopt_error(c, argv, e);
+		return cli_common_option(c, argv, &o->help, e);
 	}
 }
 

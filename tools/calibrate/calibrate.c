@@ -108,11 +108,8 @@ static int parse_option(void *ctx, int c, const char *arg, char **argv,
 			return cli_error(e, CLI_USAGE, "--max-size: '%s': at "
 					 "least 4 KiB", arg);
 		return 0;
-	case 'h':
-		p->help = 1;
-		return 0;
 	default:
-		return cli_getopt_error(c, argv, e);
+		return cli_common_option(c, argv, &p->help, e);
 	}
 }
 
@@ -470,7 +467,7 @@ static void find_entry_loops(struct cal_options *o)
 int cmd_calibrate(int argc, char **argv)
 {
 	static struct cal_options o;
-	static struct cal_class k[3];
+	static struct cal_class k[NTMEM_CLASSES];
 	struct cli_error e;
 	char path[1024];
 	const char *why = NULL;
@@ -491,10 +488,10 @@ int cmd_calibrate(int argc, char **argv)
 	o.progress = cli_progress_wanted();
 	find_entry_loops(&o);
 
-	uint64_t t0 = now_ns();
+	uint64_t t0 = ntm_now_ns();
 	if (run_all(&o, k, &e))
 		cli_exit(&e);
-	o.seconds = (double)(now_ns() - t0) / 1e9;
+	o.seconds = (double)(ntm_now_ns() - t0) / 1e9;
 	if (o.progress)
 		fprintf(stderr, "\r\033[K");
 

@@ -192,13 +192,13 @@ static void print_ladder(enum ntmem_class cls)
 	for (int i = 0; i < l.nrungs; i++) {
 		const struct ntmem_rung *r = &l.rung[i];
 		const char *why = p ? p->ladder[cls].why[i] : NULL;
-		printf("    %-11s %-22s %s\n", variant_name(r->variant),
+		printf("    %-13s %-22s %s\n", variant_name(r->variant),
 		       range_text(r->from, r->to, range, sizeof range),
 		       origin_word(r->origin));
 		if (why)
-			printf("%16s(%s)\n", "", why);
+			printf("%18s(%s)\n", "", why);
 	}
-	printf("    %-11s %-22s %s\n", variant_name(l.streaming),
+	printf("    %-13s %-22s %s\n", variant_name(l.streaming),
 	       "NTMEM_F_NONTEMPORAL", origin_word(l.streaming_origin));
 }
 
@@ -296,7 +296,7 @@ static void print_text(void)
 			ntmem_variant_info(id, &v);
 			if ((int)v.op != op)
 				continue;
-			printf("  %-11s %-9s %-4s %s", v.name, ntmem_role_name(v.role),
+			printf("  %-13s %-9s %-4s %s", v.name, ntmem_role_name(v.role),
 			       v.supported ? "yes" : "no", v.description);
 			const char *guard = ntmem_variant_guarded_by(id);
 			if (!v.supported)

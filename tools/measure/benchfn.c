@@ -53,11 +53,11 @@ int benchfn_rotate(size_t nslots, long rounds, benchfn_visit visit, void *ctx)
 static int timed_calls(const struct benchfn *f, size_t size, long loops,
 		       double *ns)
 {
-	uint64_t t0 = now_ns();
+	uint64_t t0 = ntm_now_ns();
 	for (long l = 0; l < loops; l++)
 		if (f->call(f->arg, size))
 			return -1;
-	uint64_t t = now_ns() - t0;
+	uint64_t t = ntm_now_ns() - t0;
 	*ns = (double)(t ? t : 1);
 	return 0;
 }

@@ -10,6 +10,8 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "util/clock.h"  /* ntm_now_ns: the clock timed runs are bracketed with */
+
 enum page_request { PAGES_4K, PAGES_2M, PAGES_1G };
 
 struct buffer {
@@ -78,13 +80,6 @@ int current_cpu(void);
  * 0, or -1 when *cpu cannot be run on. */
 int pin_here(int *cpu);
 
-/* CLOCK_MONOTONIC in nanoseconds; inline, as it brackets timed runs. */
-static inline uint64_t now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 struct stats {
 	double mean, stdev, median, min, max;

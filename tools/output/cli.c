@@ -144,6 +144,14 @@ int cli_getopt_error(int c, char **argv, struct cli_error *e)
 	return cli_error(e, CLI_USAGE, "unknown option '%s'", word);
 }
 
+int cli_common_option(int c, char **argv, int *help, struct cli_error *e)
+{
+	if (c != 'h')
+		return cli_getopt_error(c, argv, e);
+	*help = 1;
+	return 0;
+}
+
 int cli_check_no_operands(int argc, char **argv, struct cli_error *e)
 {
 	if (optind < argc)

@@ -59,6 +59,10 @@ int cli_parse_list(const char *opt, const char *arg, char *buf, size_t buf_len,
 /* For getopt_long's ':' (missing value) and '?' (unknown option) returns,
  * with opterr = 0 and an optstring starting with ':'.  Returns -1. */
 int cli_getopt_error(int c, char **argv, struct cli_error *e);
+/* The options every command shares, for the default of its switch:
+ * 'h' (--help) sets *help and returns 0; anything else is
+ * cli_getopt_error's. */
+int cli_common_option(int c, char **argv, int *help, struct cli_error *e);
 /* -1 with an error if arguments are left after the options, else 0. */
 int cli_check_no_operands(int argc, char **argv, struct cli_error *e);
 

@@ -123,12 +123,12 @@ void pol_refused_clear(void)
 
 uint64_t pol_aggress(struct ctx *c, const struct fn *f)
 {
-	uint64_t t0 = now_ns();
+	uint64_t t0 = ntm_now_ns();
 	if (!f)
 		return 0;
 	if (pol_is_idle(f)) {
 		uint64_t t;
-		while ((t = now_ns()) - t0 < c->idle_ns[f->op])
+		while ((t = ntm_now_ns()) - t0 < c->idle_ns[f->op])
 			;
 		return t - t0;
 	}
@@ -137,7 +137,7 @@ uint64_t pol_aggress(struct ctx *c, const struct fn *f)
 		refused = f;
 		refused_errno = errno;
 	}
-	return now_ns() - t0;
+	return ntm_now_ns() - t0;
 }
 
 double pol_gbps(size_t bytes, double ns)

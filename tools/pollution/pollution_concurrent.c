@@ -114,7 +114,7 @@ static void mark(const struct victim_thread *v, struct mark *k)
 {
 	perfcount_read(&v->pc, &k->pv);
 	k->steps = atomic_load_explicit(&v->steps, memory_order_relaxed);
-	k->ns = now_ns();
+	k->ns = ntm_now_ns();
 }
 
 /* ns per access between two marks, and the counts per pass of lines. */
@@ -149,7 +149,7 @@ static void concurrent_sample(struct mode_run *m, size_t k, long r)
 	do {
 		pol_aggress(m->c, m->fn[k]);
 		calls++;
-	} while (now_ns() - c.ns < WINDOW_NS);
+	} while (ntm_now_ns() - c.ns < WINDOW_NS);
 	mark(v, &d);
 	/* Counts only from runs where both windows saw the victim move. */
 	int counted = m->counted && b.steps > a.steps && d.steps > c.steps;

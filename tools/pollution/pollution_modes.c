@@ -64,23 +64,23 @@ static void free_samples(struct samples *s)
 static int add_row(struct mode_run *m, const struct mode_def *d, size_t k)
 {
 	size_t runs = (size_t)m->c->o->runs;
-	struct samples *mine = &m->s[k], *ctl = &m->s[m->nf];
+	struct samples *measured = &m->s[k], *ctl = &m->s[m->nf];
 	struct row *w = new_row(m->c, d->mode, m->op, m->fn[k], m->row_size);
 	if (!w)
 		return -1;
 	int ctl_base = d->base_is_control;
-	w->base_ns = median_of(ctl_base ? ctl->with : mine->base, runs);
-	w->with_ns = median_of(mine->with, runs);  /* sorts it */
+	w->base_ns = median_of(ctl_base ? ctl->with : measured->base, runs);
+	w->with_ns = median_of(measured->with, runs);  /* sorts it */
 	w->slowdown = w->with_ns / w->base_ns;
-	w->slow_min = mine->with[0] / w->base_ns;
-	w->slow_max = mine->with[runs - 1] / w->base_ns;
-	w->gbps = median_of(mine->gbps, runs);
+	w->slow_min = measured->with[0] / w->base_ns;
+	w->slow_max = measured->with[runs - 1] / w->base_ns;
+	w->gbps = median_of(measured->gbps, runs);
 	if (m->counted) {
 		w->counted = 1;
-		w->miss_base = (ctl_base ? ctl->miss_with : mine->miss_base) / (double)runs;
-		w->ref_base = (ctl_base ? ctl->ref_with : mine->ref_base) / (double)runs;
-		w->miss_with = mine->miss_with / (double)runs;
-		w->ref_with = mine->ref_with / (double)runs;
+		w->miss_base = (ctl_base ? ctl->miss_with : measured->miss_base) / (double)runs;
+		w->ref_base = (ctl_base ? ctl->ref_with : measured->ref_base) / (double)runs;
+		w->miss_with = measured->miss_with / (double)runs;
+		w->ref_with = measured->ref_with / (double)runs;
 	}
 	if (d->finish)
 		d->finish(m, k, w);
@@ -162,15 +162,15 @@ static void after_sample(struct mode_run *m, size_t k, long r)
 	struct perf_values a, b, d, e;
 	void *p = chase_run(m->pos, 3 * lines);  /* warm */
 	perfcount_read(pc, &a);
-	uint64_t t0 = now_ns();
+	uint64_t t0 = ntm_now_ns();
 	p = chase_run(p, lines * m->passes);
-	uint64_t t1 = now_ns();
+	uint64_t t1 = ntm_now_ns();
 	perfcount_read(pc, &b);
 	uint64_t ta = pol_aggress(m->c, m->fn[k]);
 	perfcount_read(pc, &d);
-	uint64_t t2 = now_ns();
+	uint64_t t2 = ntm_now_ns();
 	p = chase_run(p, lines);
-	uint64_t t3 = now_ns();
+	uint64_t t3 = ntm_now_ns();
 	perfcount_read(pc, &e);
 	m->pos = p;
 	s->base[r] = (double)(t1 - t0) / (double)(lines * m->passes);
@@ -222,9 +222,9 @@ static void reread_sample(struct mode_run *m, size_t k, long r)
 	struct perf_values a, b;
 	uint64_t ta = pol_aggress(m->c, m->fn[k]);
 	perfcount_read(&m->c->pc, &a);
-	uint64_t t0 = now_ns();
+	uint64_t t0 = ntm_now_ns();
 	pol_sink += (uintptr_t)pol_consume(m->tail, m->row_size);
-	uint64_t t1 = now_ns();
+	uint64_t t1 = ntm_now_ns();
 	perfcount_read(&m->c->pc, &b);
 	s->with[r] = (double)(t1 - t0) / (double)m->lines;
 	s->gbps[r] = pol_gbps(m->c->o->size, (double)ta);
@@ -269,10 +269,10 @@ static void mixed_sample(struct mode_run *m, size_t k, long r)
 	for (size_t n = 0; n < rounds; n++) {
 		aggr += pol_aggress(m->c, m->fn[k]);
 		perfcount_read(&m->c->pc, &a);
-		uint64_t t0 = now_ns();
+		uint64_t t0 = ntm_now_ns();
 		pol_sink += (uintptr_t)chase_lookups(m->c->victim.p, m->lines,
 						     lookups, &m->rng);
-		look += now_ns() - t0;
+		look += ntm_now_ns() - t0;
 		perfcount_read(&m->c->pc, &b);
 		pol_count(&a, &b, &misses, &refs);
 	}

@@ -180,11 +180,8 @@ static int parse_option(void *ctx, int c, const char *arg, char **argv,
 	case 'p':
 		o->plot = arg;
 		return *arg ? 0 : cli_error(e, CLI_USAGE, "--plot: empty file name");
-	case 'h':
-		o->help = 1;
-		return 0;
 	default:
-		return cli_getopt_error(c, argv, e);
+		return cli_common_option(c, argv, &o->help, e);
 	}
 }
 

@@ -44,14 +44,14 @@ static void *aggress(void *arg)
 		return NULL;
 	}
 	atomic_store(&a->ready, 1);
-	uint64_t t0 = now_ns();
+	uint64_t t0 = ntm_now_ns();
 	while (!atomic_load_explicit(&a->stop, memory_order_relaxed) && !a->failed) {
 		if (pol_run(a->c, a->f))
 			a->failed = errno ? errno : EINVAL;
 		else
 			a->bytes += a->c->o->size;
 	}
-	a->ns = now_ns() - t0;
+	a->ns = ntm_now_ns() - t0;
 	return NULL;
 }
 

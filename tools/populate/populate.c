@@ -104,11 +104,8 @@ static int parse_option(void *ctx, int c, const char *arg, char **argv,
 	case 'j':
 		o->json = 1;
 		return 0;
-	case 'h':
-		o->help = 1;
-		return 0;
 	default:
-		return cli_getopt_error(c, argv, e);
+		return cli_common_option(c, argv, &o->help, e);
 	}
 }
 
@@ -233,9 +230,9 @@ static int visit(void *ctx, size_t slot, long round)
 	char why[160];
 	if (buffer_map(&m, o->size, o->pages, 0, why, sizeof why))
 		return cli_error(v->e, CLI_FAILED, "%s", why);
-	uint64_t t0 = now_ns();
+	uint64_t t0 = ntm_now_ns();
 	int r = run_method(o, k, &m);
-	uint64_t ns = now_ns() - t0;
+	uint64_t ns = ntm_now_ns() - t0;
 	int err = errno;
 	buffer_describe(&m, o->pages);
 	snprintf(o->obtained[k], sizeof o->obtained[k], "%s", m.obtained);

@@ -6,14 +6,13 @@
 #include <stddef.h>
 
 #include "output/cli.h"
+#include "run_env.h"
 
 /* ntmem run's own failures, as env(1) reports them: the command's exit
  * status is everything else. */
 #define RUN_FAILED 125      /* the shim cannot be found, and the like */
 #define RUN_CANNOT_EXEC 126 /* the command exists but cannot be run */
 #define RUN_NOT_FOUND 127   /* no such command */
-
-#define RUN_TUNABLES_MAX 1024 /* the library reads no more than this */
 
 struct run_options {
 	char tunables[RUN_TUNABLES_MAX]; /* the policy options as NTMEM_TUNABLES
@@ -39,19 +38,6 @@ int run_reported(const struct run_options *o, const char *shim);
  * Returns ntmem run's exit status. */
 int run_compare(const struct run_options *o, const char *shim);
 
-/* What the caller's environment had: NULL where a variable is unset. */
-struct run_env {
-	char *preload, *tunables;
-};
-void run_env_save(struct run_env *had);
-void run_env_free(struct run_env *had);
-
-/* Set the environment the command gets: LD_PRELOAD as had it plus shim
- * (NULL: exactly as had it), NTMEM_TUNABLES as had it plus tunables.
- * Returns 0, or -1 with an error. */
-int run_set_environment(const struct run_env *had, const char *shim,
-			const char *tunables, struct cli_error *e);
-
 /* Parse "ntmem run" arguments (argv[0] is "run").  Returns 0, or -1 with
  * a CLI_USAGE error naming the argument; *help is set for --help. */
 int run_parse(int argc, char **argv, struct run_options *o, int *help,
@@ -60,16 +46,6 @@ int run_parse(int argc, char **argv, struct run_options *o, int *help,
 /* Check that the library would take every item of tunables (a trial
  * policy on this CPU); -1 with the first reason it gives otherwise. */
 int run_check_tunables(const char *tunables, struct cli_error *e);
-
-/* NTMEM_TUNABLES for the command: what the environment had (may be
- * NULL), then ours, which win.  -1 if it would be too long. */
-int run_join_tunables(const char *had, const char *ours, char *buf,
-		      size_t len, struct cli_error *e);
-
-/* LD_PRELOAD for the command: what the environment had (may be NULL),
- * then the shim, unless it is there already. */
-int run_join_preload(const char *had, const char *shim, char *buf,
-		     size_t len, struct cli_error *e);
 
 /* The shim: libntmem-preload.so in exe_dir, else in exe_dir/../lib,
  * else in libdir, as an absolute path.  -1 (CLI_FAILED, which cmd_run
