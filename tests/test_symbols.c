@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "harness.h"
 
@@ -88,6 +89,20 @@ static void add_object(const char *rel)
 		 (int)(second ? second - rel : slash - rel), rel);
 }
 
+/* Does the object rel (src/a/b.o) still have its source (src/a/b.c or
+ * .S, from the source tree the tests run in)?  One whose source is gone
+ * is left over from an older build, and not part of this one. */
+static int has_source(const char *rel)
+{
+	char path[600];
+	size_t n = strlen(rel) - 1;  /* up to the 'o' of ".o" */
+	snprintf(path, sizeof path, "%.*sc", (int)n, rel);
+	if (!access(path, F_OK))
+		return 1;
+	snprintf(path, sizeof path, "%.*sS", (int)n, rel);
+	return !access(path, F_OK);
+}
+
 static void walk(const char *rel)
 {
 	char dir[4400];
@@ -107,7 +122,7 @@ static void walk(const char *rel)
 		size_t n = strlen(e->d_name);
 		if (S_ISDIR(st.st_mode))
 			walk(sub);
-		else if (n > 2 && !strcmp(e->d_name + n - 2, ".o"))
+		else if (n > 2 && !strcmp(e->d_name + n - 2, ".o") && has_source(sub))
 			add_object(sub);
 	}
 	if (d)
@@ -144,7 +159,7 @@ static int read_symbols(int object)
 		if (defined && libc_name(object, name))
 			continue;
 		struct symbol *s = &symbols[nsymbols++];
-		snprintf(s->name, sizeof s->name, "%s", name);
+		snprintf(s->name, sizeof s->name, "%.95s", name);
 		s->object = object;
 		s->defined = defined;
 	}

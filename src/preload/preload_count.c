@@ -252,13 +252,16 @@ static void record_failed(struct ntm_record *parent, int err)
 	__atomic_store_n(&parent->lost_errno, err, __ATOMIC_RELAXED);
 }
 
-/* The line "ntmem info" gives as the policy's sources. */
+/* The line "ntmem info" gives as the policy's sources.  The record's
+ * field is fixed: a longer line is cut, and ends in "..." to say so. */
 static void describe_policy(const struct policy *p, char *buf, size_t len)
 {
-	snprintf(buf, len, "built-in %s; profile %s: %s; NTMEM_TUNABLES %s%s%s",
-		 p->default_how[0], p->profile_path[0] ? p->profile_path : "-",
-		 p->profile_status, p->has_tunables ? "'" : "not set",
-		 p->has_tunables ? p->tunables : "", p->has_tunables ? "'" : "");
+	int n = snprintf(buf, len, "built-in %s; profile %s: %s; NTMEM_TUNABLES %s%s%s",
+			 p->default_how[0], p->profile_path[0] ? p->profile_path : "-",
+			 p->profile_status, p->has_tunables ? "'" : "not set",
+			 p->has_tunables ? p->tunables : "", p->has_tunables ? "'" : "");
+	if (n >= 0 && (size_t)n >= len && len >= 4)
+		memcpy(buf + len - 4, "...", 4);
 }
 
 /* Give v a path slot, unless it has one; the last slot takes the rest. */
