@@ -62,24 +62,25 @@ struct ntm_route {
 
 /*
  * What the assembly reads: the selector's decisions that are one size
- * compare each.  All 0 until the policy is built, so that every call past
- * the small path comes to C and the selector.
+ * compare each.  All 0 (the gate all ones) until the policy is built, so
+ * that every call past the small path comes to C and the selector.
  *   inline_max[op]     the entries run their loop up to this many bytes
  *                      (where every ladder of op starts with it, and
  *                      below NTM_LEARN_MIN where the learning starts);
  *   shim_*             the preloaded functions' direct paths: on the
- *                      AVX-512 width, its classes below shim_evex_end
- *                      (memset, and memcpy and memmove from 33 bytes);
- *                      the SSE2 width's small path below shim_sse2_below (memset
- *                      in preload_x86_64.S, the other names in
- *                      preload.c); memcpy's and memmove's SSE2 classes
- *                      below shim_copy_sse2_end, the AVX2 pair below
- *                      shim_copy_pair_end and 4 and 8 vectors below
- *                      shim_copy_end (preload_x86_64.S).
+ *                      AVX-512 width its classes to 512 bytes while
+ *                      shim_evex_gate is 0 (memset, and memcpy and
+ *                      memmove from 33 bytes; all ones shuts the gate,
+ *                      as it starts); the SSE2 width's small path below
+ *                      shim_sse2_below (memset in preload_x86_64.S, the
+ *                      other names in preload.c); memcpy's and memmove's
+ *                      SSE2 classes below shim_copy_sse2_end, the AVX2
+ *                      pair below shim_copy_pair_end and 4 and 8 vectors
+ *                      below shim_copy_end (preload_x86_64.S).
  */
 struct ntm_limits {
 	size_t inline_max[2];
-	size_t shim_evex_end;
+	size_t shim_evex_gate;  /* 0: the AVX-512 classes serve; all ones */
 	size_t shim_sse2_below;
 	size_t shim_copy_sse2_end, shim_copy_pair_end, shim_copy_end;
 };

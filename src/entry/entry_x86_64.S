@@ -75,8 +75,7 @@ FUNCTION ntm_entry_\op\()_flags_\w
 
 FUNCTION ntm_entry_set_\w
 	mov	%rdi, %rax
-	\bcast
-	CACHED_SET_SIZES \w\()_e, \V, \movu, \r0, \h32a, \h16a, \movh, \qword, \vzu
+	CACHED_SET_SIZES \w\()_e, \V, \movu, \r0, \h32a, \h16a, \movh, \qword, \vzu, \bcast
 	cmp	ntm_limits+LIMITS_INLINE_SET(%rip), %rdx
 	ja	.Lset_large_\w
 	CACHED_SET_LOOP \V, \movu, \mova, \r0, \vzu

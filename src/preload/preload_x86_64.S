@@ -10,18 +10,18 @@
  * that pick the size class, not a test in front of them.
  *
  * The limits are the selector's (ntm_limits, dispatch/select.h).  On
- * the AVX-512 width both run that width's classes below shim_evex_end
- * (to 512 bytes; the copies from 33, after their SSE2 classes).  The
- * sets run the SSE2 width's small path below shim_sse2_below.  The
- * copies run the SSE2 classes below shim_copy_sse2_end (to 32 bytes),
- * the AVX2 width's pair below shim_copy_pair_end (to 64) and its 4 and
- * 8 vectors below shim_copy_end (to 256); the last two
- * are 0 where the CPU lacks AVX2, and shim_evex_end where it lacks
- * AVX-512.  The small paths read no data but
- * those limits, RIP-relative in .bss, so they are safe before this
- * object is relocated; the limits are 0 until the constructor has routed
- * the calls, and while counting for ntmem run --report, so that every
- * call then goes on to its route: ntm_shim_routed_NAME, in preload.c.
+ * the AVX-512 width both run that width's classes to 512 bytes (the
+ * copies from 33, after their SSE2 classes) behind shim_evex_gate, which
+ * costs no compare of its own (SHIM_SET says how).  Elsewhere the sets
+ * run the SSE2 width's small path below shim_sse2_below, and the copies
+ * the SSE2 classes below shim_copy_sse2_end (to 32 bytes), the AVX2
+ * width's pair below shim_copy_pair_end (to 64) and its 4 and 8 vectors
+ * below shim_copy_end (to 256), the last two 0 where the CPU lacks AVX2.
+ * The small paths read no data but those limits, RIP-relative in the
+ * shim's own data, so they are safe before this object is relocated; the
+ * limits are 0 and the gate shut until the constructor has routed the
+ * calls, and while counting for ntmem run --report, so that every call
+ * then goes on to its route: ntm_shim_routed_NAME, in preload.c.
  */
 #include "asm_constants.h"
 #include "variants/classes_x86_64.h"
@@ -120,10 +120,17 @@ SHIM_FUNCTION \name
 	ret
 	.p2align 6
 .Lpair_\name:
-	cmp	ntm_limits+LIMITS_SHIM_EVEX_END(%rip), %rdx
-	jae	.Lavx2_\name
-	/* 33 to 512 bytes on the AVX-512 width: its entry's classes. */
-	COPY_SMALL 64, vmovdqu64, %zmm16, %zmm17, %zmm18, %zmm19, %zmm20, %zmm21, %zmm22, %zmm23, %ymm16, %ymm17, %xmm16, %xmm17, vmovdqu64
+	/* 33 bytes on: the AVX-512 width's classes to 512 bytes behind the
+	 * gate (SHIM_SET says how), its own pair of 32-byte moves to 64. */
+	mov	ntm_limits+LIMITS_SHIM_EVEX_GATE(%rip), %rcx
+	or	%rdx, %rcx
+	cmp	$64, %rcx
+	ja	.Lover64_\name
+	COPY_PAIR 32, vmovdqu64, %ymm16, %ymm17, vmovdqu64, %ymm16, %ymm17, %rdi, %rsi, %rdx, 0
+	ret
+	.p2align 4
+.Lover64_\name:
+	COPY_SMALL 64, vmovdqu64, %zmm16, %zmm17, %zmm18, %zmm19, %zmm20, %zmm21, %zmm22, %zmm23, %ymm16, %ymm17, %xmm16, %xmm17, vmovdqu64, above=.Lavx2_\name, over1=1, ncmp=%rcx
 	.p2align 4
 .Lavx2_\name:
 	cmp	ntm_limits+LIMITS_SHIM_COPY_PAIR_END(%rip), %rdx
@@ -140,22 +147,24 @@ SHIM_FUNCTION \name
 /* name(dst, c, n[, dstlen]).  On the AVX-512 width, up to 512 bytes,
  * its entry's classes: the masked store below one vector has no branch
  * on the size, where the SSE2 classes below 16 bytes took three times
- * glibc's time on a mix of random sizes (docs/results.md).  Elsewhere
- * the SSE2 width's below shim_sse2_below. */
+ * glibc's time on a mix of random sizes (docs/results.md).  The gate is
+ * no compare of its own: shim_evex_gate (0, or all ones) ORed into a copy
+ * of n that the class compares read, so that a closed gate sends every
+ * call past the largest class.  A compare with a limit in memory in
+ * front of the classes cost 3-8% of a small call's time on the Xeon
+ * (docs/results.md).  Elsewhere the SSE2 width's below shim_sse2_below. */
 .macro SHIM_SET name, chk
 SHIM_FUNCTION \name
 	CHECK_DSTLEN \chk
 	mov	%rdi, %rax
-	cmp	ntm_limits+LIMITS_SHIM_EVEX_END(%rip), %rdx
-	jae	.Lsse2_\name
-	BCAST_EVEX
-	CACHED_SET_SIZES \name\()_evex, 64, vmovdqu64, %zmm16, %ymm16, %xmm16, vmovdqu64, QWORD_EVEX, 0
+	mov	ntm_limits+LIMITS_SHIM_EVEX_GATE(%rip), %rcx
+	or	%rdx, %rcx
+	CACHED_SET_SIZES \name\()_evex, 64, vmovdqu64, %zmm16, %ymm16, %xmm16, vmovdqu64, QWORD_EVEX, 0, BCAST_EVEX, %rcx, .Lsse2_\name
 	.p2align 4
 .Lsse2_\name:
 	cmp	ntm_limits+LIMITS_SHIM_SSE2_BELOW(%rip), %rdx
 	jae	ntm_shim_routed_\name
-	BCAST_SSE2
-	CACHED_SET_SIZES \name, 16, movdqu, %xmm0, none, none, movdqu, QWORD_SSE2, 0
+	CACHED_SET_SIZES \name, 16, movdqu, %xmm0, none, none, movdqu, QWORD_SSE2, 0, BCAST_SSE2
 	jmp	ntm_shim_routed_\name
 	.size	\name, .-\name
 .endm

@@ -16,8 +16,7 @@
 .macro CACHED w, V, movu, mova, movnt, r0, r1, r2, r3, r4, r5, r6, r7, h32a, h32b, h16a, h16b, movh, bcast, qword, vzu
 FUNCTION ntm_cached_set_\w
 	mov	%rdi, %rax
-	\bcast
-	CACHED_SET_SIZES \w\()_c, \V, \movu, \r0, \h32a, \h16a, \movh, \qword, \vzu
+	CACHED_SET_SIZES \w\()_c, \V, \movu, \r0, \h32a, \h16a, \movh, \qword, \vzu, \bcast
 	CACHED_SET_LOOP \V, \movu, \mova, \r0, \vzu
 	.size	ntm_cached_set_\w, .-ntm_cached_set_\w
 

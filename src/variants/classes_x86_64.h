@@ -118,7 +118,9 @@
  * The width's registers come by position (V, the vector moves, 8 full
  * vectors, two each of 32 and 16 bytes ("none" where V is no wider), the
  * narrow move); the rest by name, each defaulting to the entry points'
- * use: copy rdi <- rsi, rdx bytes, stores in address order, "ret".
+ * use: copy rdi <- rsi, rdx bytes, stores in address order, "ret";
+ * ncmp, where given, is what the size compares read instead of n (the
+ * shim's gate, as for SET_SMALL).
  *
  * Every class up to 8 vectors is at most one taken branch from the
  * entry, and the one past 4 vectors starts a 64-byte line: on Zen 3 a
@@ -126,19 +128,23 @@
  * measurably (docs/results.md, "The small path past 4 vectors"), and
  * glibc's memcpy takes one there.
  */
-.macro COPY_SMALL V, movu, r0, r1, r2, r3, r4, r5, r6, r7, h32a, h32b, h16a, h16b, movh, d=%rdi, s=%rsi, n=%rdx, tail_first=0, fin=RETURN, arg=0, above, not2, upto2, over1
+.macro COPY_SMALL V, movu, r0, r1, r2, r3, r4, r5, r6, r7, h32a, h32b, h16a, h16b, movh, d=%rdi, s=%rsi, n=%rdx, tail_first=0, fin=RETURN, arg=0, above, not2, upto2, over1, ncmp
+	.ifb \ncmp
+	COPY_SMALL \V, \movu, \r0, \r1, \r2, \r3, \r4, \r5, \r6, \r7, \h32a, \h32b, \h16a, \h16b, \movh, \d, \s, \n, \tail_first, \fin, \arg, \above, \not2, \upto2, \over1, \n
+	.exitm
+	.endif
 	.ifb \over1
-	cmp	$\V, \n
+	cmp	$\V, \ncmp
 	jb	.Lcs_below_\@
 	.endif
 	.ifnb \upto2
 	COPY_PAIR \V, \movu, \r0, \r1, \movu, \r0, \r1, \d, \s, \n, \tail_first
 	\fin	\arg
 	.else
-	cmp	$4*\V, \n
+	cmp	$4*\V, \ncmp
 	ja	.Lcs_above4_\@
 	.ifb \not2
-	cmp	$2*\V, \n
+	cmp	$2*\V, \ncmp
 	ja	.Lcs_above2_\@
 	COPY_PAIR \V, \movu, \r0, \r1, \movu, \r0, \r1, \d, \s, \n, \tail_first
 	\fin	\arg
@@ -162,7 +168,7 @@
 	.p2align 6
 .Lcs_above4_\@:
 	.ifnb \above
-	cmp	$8*\V, \n
+	cmp	$8*\V, \ncmp
 	ja	\above
 	.endif
 	LOAD_8V \V, \movu, \r0, \r1, \r2, \r3, \r4, \r5, \r6, \r7, \s, \n
@@ -256,15 +262,26 @@
 	.endif
 .endm
 
-/* As COPY_SMALL; gpr_from copies 8 bytes of the pattern into a register
- * (r9 here) for the classes below 16 bytes. */
-.macro SET_SMALL V, movu, r0, h32, h16, movh, gpr_from, d, n, fin, arg, above, not2
-	cmp	$\V, \n
+/* As COPY_SMALL (over1 too); gpr_from copies 8 bytes of the pattern into
+ * a register (r9 here) for the classes below 16 bytes.  ncmp, where
+ * given, is what the size compares read instead of n: n itself, or more
+ * than 8 vectors to send the call to \above (the shim's gate).  fill, where
+ * given, runs before the first store of each class at or above V, after
+ * every compare that may leave for \above. */
+.macro SET_SMALL V, movu, r0, h32, h16, movh, gpr_from, d, n, fin, arg, above, not2, over1, ncmp, fill
+	.ifb \ncmp
+	SET_SMALL \V, \movu, \r0, \h32, \h16, \movh, \gpr_from, \d, \n, \fin, \arg, \above, \not2, \over1, \n, \fill
+	.exitm
+	.endif
+	.ifb \over1
+	cmp	$\V, \ncmp
 	jb	.Lss_below_\@
-	cmp	$4*\V, \n
+	.endif
+	cmp	$4*\V, \ncmp
 	ja	.Lss_above4_\@
+	\fill
 	.ifb \not2
-	cmp	$2*\V, \n
+	cmp	$2*\V, \ncmp
 	ja	.Lss_above2_\@
 	SET_PAIR \V, \movu, \r0, \d, \n
 	\fin	\arg
@@ -279,51 +296,72 @@
 	.p2align 6
 .Lss_above4_\@:
 	.ifnb \above
-	cmp	$8*\V, \n
+	cmp	$8*\V, \ncmp
 	ja	\above
 	.endif
+	\fill
 	SET_4V	\V, \movu, \r0, \d
 	SET_4V	\V, \movu, \r0, \d, \n
 	\fin	\arg
+	.ifb \over1
 	.p2align 6
 .Lss_below_\@:
+	SET_BELOW \V, \r0, \movh, \h32, \h16, \gpr_from, \d, \n, \fin, \arg
+	.endif
+.endm
+
+/* n < V, for SET_SMALL or for a caller that has compared n itself. */
+.macro SET_BELOW V, r0, movh, h32, h16, gpr_from, d, n, fin, arg, mask32
 	.if \V == 64
-	/* One store under a mask of n bytes (AVX-512BW; the mask 2^n - 1
-	 * built without BMI2), unless the 64 bytes it spans cross a page:
-	 * there the CPU would have to suppress a fault on the masked-off
-	 * bytes, which is slow (glibc's memset takes the same care). */
-	mov	\d, %r9
-	and	$4095, %r9d
-	cmp	$4096 - 64, %r9d
-	ja	.Lss_ladder_\@
-	xor	%r9d, %r9d
-	bts	\n, %r9
-	dec	%r9
+	/* One store under a mask of n bytes (AVX-512BW; BZHI: every
+	 * AVX-512 CPU has BMI2), unless the bytes it spans cross a page, as
+	 * (dst + W) mod 4096 < W says: there the CPU would have to suppress
+	 * a fault on the masked-off bytes, which is slow (glibc's memset
+	 * takes the same care).  W is 64, or with mask32 32 below 32 bytes
+	 * (VL), with \h32 set: the shim's choice, as its pattern is then
+	 * only 32 bytes wide (docs/results.md). */
+	.ifnb \mask32
+	cmp	$32, \n
+	jae	.Lsb\@_32
+	lea	32(\d), %r9d
+	test	$4096 - 32, %r9d
+	jz	.Lsb_ladder_\@
+	mov	$-1, %r9d
+	bzhi	\n, %r9, %r9
+	kmovd	%r9d, %k1
+	vmovdqu8 \h32, (\d){%k1}
+	.else
+	lea	64(\d), %r9d
+	test	$4096 - 64, %r9d
+	jz	.Lsb_ladder_\@
+	mov	$-1, %r9
+	bzhi	\n, %r9, %r9
 	kmovq	%r9, %k1
 	vmovdqu8 \r0, (\d){%k1}
+	.endif
 	\fin	\arg
-.Lss_ladder_\@:
+.Lsb_ladder_\@:
 	.endif
 	\gpr_from %r9
-	BELOW_LADDER \V, \n, .Lss\@_
+	BELOW_LADDER \V, \n, .Lsb\@_
 	/* 0 to 3 bytes, as for copies. */
 	test	\n, \n
-	jz	.Lss_none_\@
+	jz	.Lsb_none_\@
 	cmp	$1, \n
-	je	.Lss_one_\@
+	je	.Lsb_one_\@
 	mov	%r9w, -2(\d,\n)
-.Lss_one_\@:
+.Lsb_one_\@:
 	mov	%r9b, (\d)
-.Lss_none_\@:
+.Lsb_none_\@:
 	\fin	\arg
 	.if \V > 32
-	SET_CLASS .Lss\@_32, 32, \movh, \h32, \d, \n, \fin, \arg
+	SET_CLASS .Lsb\@_32, 32, \movh, \h32, \d, \n, \fin, \arg
 	.endif
 	.if \V > 16
-	SET_CLASS .Lss\@_16, 16, \movh, \h16, \d, \n, \fin, \arg
+	SET_CLASS .Lsb\@_16, 16, \movh, \h16, \d, \n, \fin, \arg
 	.endif
-	SET_CLASS .Lss\@_8, 8, mov, %r9, \d, \n, \fin, \arg
-	SET_CLASS .Lss\@_4, 4, mov, %r9d, \d, \n, \fin, \arg
+	SET_CLASS .Lsb\@_8, 8, mov, %r9, \d, \n, \fin, \arg
+	SET_CLASS .Lsb\@_4, 4, mov, %r9d, \d, \n, \fin, \arg
 .endm
 
 /* Aligned 4-vector blocks from rcx while rcx < \end. */
@@ -381,11 +419,39 @@
 	ret
 .endm
 
-/* CACHED_SET_SIZES: rdi = dst, rdx = n, \r0 = c in every byte,
- * rax = dst.  Handles n <= 8 vectors and returns; larger n falls through
- * (\tag makes the label unique). */
-.macro CACHED_SET_SIZES tag, V, movu, r0, h32, h16, movh, qword, vzu
-	SET_SMALL \V, \movu, \r0, \h32, \h16, \movh, \qword, %rdi, %rdx, RETURN, \vzu, .Lset_above8_\tag
+/* CACHED_SET_SIZES: rdi = dst, esi = c, rdx = n, rax = dst.  Puts c in
+ * every byte of \r0 (\bcast), handles n <= 8 vectors and returns; larger
+ * n falls through with \r0 set, or goes to \above where given (\tag
+ * makes the labels unique; ncmp as for SET_SMALL).  On the AVX-512 width
+ * below 64 bytes only the 32-byte half is filled and stored, under a
+ * mask below 32 bytes: with the 64-byte broadcast in front, memsets of
+ * 16-32 bytes took 1.13-1.21x glibc's time on the Xeon, 1.03 without
+ * (docs/results.md). */
+.macro CACHED_SET_SIZES tag, V, movu, r0, h32, h16, movh, qword, vzu, bcast, ncmp=%rdx, above
+	.ifb \above
+	CACHED_SET_SIZES \tag, \V, \movu, \r0, \h32, \h16, \movh, \qword, \vzu, \bcast, \ncmp, .Lset_above8_\tag
+	.exitm
+	.endif
+	.if \V == 64
+	cmp	$64, \ncmp
+	jae	.Lset_over1_\tag
+	vpbroadcastb %esi, \h32
+	SET_BELOW 64, \r0, \movh, \h32, \h16, \qword, %rdi, %rdx, RETURN, \vzu, mask32=1
+	.p2align 6
+.Lset_over1_\tag:
+	.ifc \ncmp,%rdx
+	\bcast
+	SET_SMALL \V, \movu, \r0, \h32, \h16, \movh, \qword, %rdi, %rdx, RETURN, \vzu, \above, over1=1
+	.else
+	/* Behind the shim's gate the broadcast comes after the compares:
+	 * with the gate shut the CPU may have no AVX-512 at all (and
+	 * \above then needs no pattern). */
+	SET_SMALL \V, \movu, \r0, \h32, \h16, \movh, \qword, %rdi, %rdx, RETURN, \vzu, \above, over1=1, ncmp=\ncmp, fill=\bcast
+	.endif
+	.else
+	\bcast
+	SET_SMALL \V, \movu, \r0, \h32, \h16, \movh, \qword, %rdi, %rdx, RETURN, \vzu, \above, ncmp=\ncmp
+	.endif
 .Lset_above8_\tag:
 .endm
 
