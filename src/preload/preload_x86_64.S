@@ -12,7 +12,7 @@
  * The limits are the selector's (ntm_limits, dispatch/select.h).  On
  * the AVX-512 width both run that width's classes to 512 bytes (the
  * copies from 33, after their SSE2 classes) behind shim_evex_gate, which
- * costs no compare of its own (SHIM_SET says how).  Elsewhere the sets
+ * costs no load of a limit of its own (SHIM_SET says how).  Elsewhere the sets
  * run the SSE2 width's small path below shim_sse2_below, and the copies
  * the SSE2 classes below shim_copy_sse2_end (to 32 bytes), the AVX2
  * width's pair below shim_copy_pair_end (to 64) and its 4 and 8 vectors
@@ -124,13 +124,15 @@ SHIM_FUNCTION \name
 	 * gate (SHIM_SET says how), its own pair of 32-byte moves to 64. */
 	mov	ntm_limits+LIMITS_SHIM_EVEX_GATE(%rip), %rcx
 	or	%rdx, %rcx
-	cmp	$64, %rcx
+	cmp	$512, %rcx
+	ja	.Lavx2_\name
+	cmp	$64, %rdx
 	ja	.Lover64_\name
 	COPY_PAIR 32, vmovdqu64, %ymm16, %ymm17, vmovdqu64, %ymm16, %ymm17, %rdi, %rsi, %rdx, 0
 	ret
 	.p2align 4
 .Lover64_\name:
-	COPY_SMALL 64, vmovdqu64, %zmm16, %zmm17, %zmm18, %zmm19, %zmm20, %zmm21, %zmm22, %zmm23, %ymm16, %ymm17, %xmm16, %xmm17, vmovdqu64, above=.Lavx2_\name, over1=1, ncmp=%rcx
+	COPY_SMALL 64, vmovdqu64, %zmm16, %zmm17, %zmm18, %zmm19, %zmm20, %zmm21, %zmm22, %zmm23, %ymm16, %ymm17, %xmm16, %xmm17, vmovdqu64, over1=1
 	.p2align 4
 .Lavx2_\name:
 	cmp	ntm_limits+LIMITS_SHIM_COPY_PAIR_END(%rip), %rdx
@@ -159,7 +161,9 @@ SHIM_FUNCTION \name
 	mov	%rdi, %rax
 	mov	ntm_limits+LIMITS_SHIM_EVEX_GATE(%rip), %rcx
 	or	%rdx, %rcx
-	CACHED_SET_SIZES \name\()_evex, 64, vmovdqu64, %zmm16, %ymm16, %xmm16, vmovdqu64, QWORD_EVEX, 0, BCAST_EVEX, %rcx, .Lsse2_\name
+	cmp	$512, %rcx
+	ja	.Lsse2_\name
+	CACHED_SET_SIZES \name\()_evex, 64, vmovdqu64, %zmm16, %ymm16, %xmm16, vmovdqu64, QWORD_EVEX, 0, BCAST_EVEX
 	.p2align 4
 .Lsse2_\name:
 	cmp	ntm_limits+LIMITS_SHIM_SSE2_BELOW(%rip), %rdx

@@ -118,9 +118,7 @@
  * The width's registers come by position (V, the vector moves, 8 full
  * vectors, two each of 32 and 16 bytes ("none" where V is no wider), the
  * narrow move); the rest by name, each defaulting to the entry points'
- * use: copy rdi <- rsi, rdx bytes, stores in address order, "ret";
- * ncmp, where given, is what the size compares read instead of n (the
- * shim's gate, as for SET_SMALL).
+ * use: copy rdi <- rsi, rdx bytes, stores in address order, "ret".
  *
  * Every class up to 8 vectors is at most one taken branch from the
  * entry, and the one past 4 vectors starts a 64-byte line: on Zen 3 a
@@ -128,23 +126,19 @@
  * measurably (docs/results.md, "The small path past 4 vectors"), and
  * glibc's memcpy takes one there.
  */
-.macro COPY_SMALL V, movu, r0, r1, r2, r3, r4, r5, r6, r7, h32a, h32b, h16a, h16b, movh, d=%rdi, s=%rsi, n=%rdx, tail_first=0, fin=RETURN, arg=0, above, not2, upto2, over1, ncmp
-	.ifb \ncmp
-	COPY_SMALL \V, \movu, \r0, \r1, \r2, \r3, \r4, \r5, \r6, \r7, \h32a, \h32b, \h16a, \h16b, \movh, \d, \s, \n, \tail_first, \fin, \arg, \above, \not2, \upto2, \over1, \n
-	.exitm
-	.endif
+.macro COPY_SMALL V, movu, r0, r1, r2, r3, r4, r5, r6, r7, h32a, h32b, h16a, h16b, movh, d=%rdi, s=%rsi, n=%rdx, tail_first=0, fin=RETURN, arg=0, above, not2, upto2, over1
 	.ifb \over1
-	cmp	$\V, \ncmp
+	cmp	$\V, \n
 	jb	.Lcs_below_\@
 	.endif
 	.ifnb \upto2
 	COPY_PAIR \V, \movu, \r0, \r1, \movu, \r0, \r1, \d, \s, \n, \tail_first
 	\fin	\arg
 	.else
-	cmp	$4*\V, \ncmp
+	cmp	$4*\V, \n
 	ja	.Lcs_above4_\@
 	.ifb \not2
-	cmp	$2*\V, \ncmp
+	cmp	$2*\V, \n
 	ja	.Lcs_above2_\@
 	COPY_PAIR \V, \movu, \r0, \r1, \movu, \r0, \r1, \d, \s, \n, \tail_first
 	\fin	\arg
@@ -168,7 +162,7 @@
 	.p2align 6
 .Lcs_above4_\@:
 	.ifnb \above
-	cmp	$8*\V, \ncmp
+	cmp	$8*\V, \n
 	ja	\above
 	.endif
 	LOAD_8V \V, \movu, \r0, \r1, \r2, \r3, \r4, \r5, \r6, \r7, \s, \n
@@ -263,25 +257,16 @@
 .endm
 
 /* As COPY_SMALL (over1 too); gpr_from copies 8 bytes of the pattern into
- * a register (r9 here) for the classes below 16 bytes.  ncmp, where
- * given, is what the size compares read instead of n: n itself, or more
- * than 8 vectors to send the call to \above (the shim's gate).  fill, where
- * given, runs before the first store of each class at or above V, after
- * every compare that may leave for \above. */
-.macro SET_SMALL V, movu, r0, h32, h16, movh, gpr_from, d, n, fin, arg, above, not2, over1, ncmp, fill
-	.ifb \ncmp
-	SET_SMALL \V, \movu, \r0, \h32, \h16, \movh, \gpr_from, \d, \n, \fin, \arg, \above, \not2, \over1, \n, \fill
-	.exitm
-	.endif
+ * a register (r9 here) for the classes below 16 bytes. */
+.macro SET_SMALL V, movu, r0, h32, h16, movh, gpr_from, d, n, fin, arg, above, not2, over1
 	.ifb \over1
-	cmp	$\V, \ncmp
+	cmp	$\V, \n
 	jb	.Lss_below_\@
 	.endif
-	cmp	$4*\V, \ncmp
+	cmp	$4*\V, \n
 	ja	.Lss_above4_\@
-	\fill
 	.ifb \not2
-	cmp	$2*\V, \ncmp
+	cmp	$2*\V, \n
 	ja	.Lss_above2_\@
 	SET_PAIR \V, \movu, \r0, \d, \n
 	\fin	\arg
@@ -296,10 +281,9 @@
 	.p2align 6
 .Lss_above4_\@:
 	.ifnb \above
-	cmp	$8*\V, \ncmp
+	cmp	$8*\V, \n
 	ja	\above
 	.endif
-	\fill
 	SET_4V	\V, \movu, \r0, \d
 	SET_4V	\V, \movu, \r0, \d, \n
 	\fin	\arg
@@ -421,36 +405,24 @@
 
 /* CACHED_SET_SIZES: rdi = dst, esi = c, rdx = n, rax = dst.  Puts c in
  * every byte of \r0 (\bcast), handles n <= 8 vectors and returns; larger
- * n falls through with \r0 set, or goes to \above where given (\tag
- * makes the labels unique; ncmp as for SET_SMALL).  On the AVX-512 width
- * below 64 bytes only the 32-byte half is filled and stored, under a
- * mask below 32 bytes: with the 64-byte broadcast in front, memsets of
- * 16-32 bytes took 1.13-1.21x glibc's time on the Xeon, 1.03 without
- * (docs/results.md). */
-.macro CACHED_SET_SIZES tag, V, movu, r0, h32, h16, movh, qword, vzu, bcast, ncmp=%rdx, above
-	.ifb \above
-	CACHED_SET_SIZES \tag, \V, \movu, \r0, \h32, \h16, \movh, \qword, \vzu, \bcast, \ncmp, .Lset_above8_\tag
-	.exitm
-	.endif
+ * n falls through with \r0 set (\tag makes the labels unique).  On the
+ * AVX-512 width below 64 bytes only the 32-byte half is filled and
+ * stored, under a mask below 32 bytes: with the 64-byte broadcast in
+ * front, memsets of 16-32 bytes took 1.13-1.21x glibc's time on the Xeon,
+ * 1.03 without (docs/results.md). */
+.macro CACHED_SET_SIZES tag, V, movu, r0, h32, h16, movh, qword, vzu, bcast
 	.if \V == 64
-	cmp	$64, \ncmp
+	cmp	$64, %rdx
 	jae	.Lset_over1_\tag
 	vpbroadcastb %esi, \h32
 	SET_BELOW 64, \r0, \movh, \h32, \h16, \qword, %rdi, %rdx, RETURN, \vzu, mask32=1
 	.p2align 6
 .Lset_over1_\tag:
-	.ifc \ncmp,%rdx
 	\bcast
-	SET_SMALL \V, \movu, \r0, \h32, \h16, \movh, \qword, %rdi, %rdx, RETURN, \vzu, \above, over1=1
-	.else
-	/* Behind the shim's gate the broadcast comes after the compares:
-	 * with the gate shut the CPU may have no AVX-512 at all (and
-	 * \above then needs no pattern). */
-	SET_SMALL \V, \movu, \r0, \h32, \h16, \movh, \qword, %rdi, %rdx, RETURN, \vzu, \above, over1=1, ncmp=\ncmp, fill=\bcast
-	.endif
+	SET_SMALL \V, \movu, \r0, \h32, \h16, \movh, \qword, %rdi, %rdx, RETURN, \vzu, .Lset_above8_\tag, over1=1
 	.else
 	\bcast
-	SET_SMALL \V, \movu, \r0, \h32, \h16, \movh, \qword, %rdi, %rdx, RETURN, \vzu, \above, ncmp=\ncmp
+	SET_SMALL \V, \movu, \r0, \h32, \h16, \movh, \qword, %rdi, %rdx, RETURN, \vzu, .Lset_above8_\tag
 	.endif
 .Lset_above8_\tag:
 .endm
