@@ -163,7 +163,7 @@ SHIM_FUNCTION \name
 	or	%rdx, %rcx
 	cmp	$512, %rcx
 	ja	.Lsse2_\name
-	CACHED_SET_SIZES \name\()_evex, 64, vmovdqu64, %zmm16, %ymm16, %xmm16, vmovdqu64, QWORD_EVEX, 0, BCAST_EVEX
+	CACHED_SET_SIZES \name\()_evex, 64, vmovdqu64, %zmm16, %ymm16, %xmm16, vmovdqu64, QWORD_EVEX, 0, BCAST_EVEX, half_below=1
 	.p2align 4
 .Lsse2_\name:
 	cmp	ntm_limits+LIMITS_SHIM_SSE2_BELOW(%rip), %rdx

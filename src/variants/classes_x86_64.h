@@ -405,13 +405,13 @@
 
 /* CACHED_SET_SIZES: rdi = dst, esi = c, rdx = n, rax = dst.  Puts c in
  * every byte of \r0 (\bcast), handles n <= 8 vectors and returns; larger
- * n falls through with \r0 set (\tag makes the labels unique).  On the
- * AVX-512 width below 64 bytes only the 32-byte half is filled and
- * stored, under a mask below 32 bytes: with the 64-byte broadcast in
- * front, memsets of 16-32 bytes took 1.13-1.21x glibc's time on the Xeon,
- * 1.03 without (docs/results.md). */
-.macro CACHED_SET_SIZES tag, V, movu, r0, h32, h16, movh, qword, vzu, bcast
-	.if \V == 64
+ * n falls through with \r0 set (\tag makes the labels unique).  With
+ * half_below, on the AVX-512 width below 64 bytes only the 32-byte half
+ * is filled and stored, under a mask below 32 bytes (the shim's choice:
+ * docs/results.md); else the broadcast comes first, as the stores of a
+ * call of one size repeated wait on it least there. */
+.macro CACHED_SET_SIZES tag, V, movu, r0, h32, h16, movh, qword, vzu, bcast, half_below
+	.ifnb \half_below
 	cmp	$64, %rdx
 	jae	.Lset_over1_\tag
 	vpbroadcastb %esi, \h32
