@@ -294,6 +294,18 @@
 	.endif
 .endm
 
+/* n < W bytes of the pattern in the W-byte register r to d under a mask,
+ * or on to \cross where the W bytes at d would cross a page. */
+.macro MASKED_SET W, r, d, n, cross
+	lea	\W(\d), %r9d
+	test	$4096 - \W, %r9d
+	jz	\cross
+	mov	$-1, %r9
+	bzhi	\n, %r9, %r9
+	kmovq	%r9, %k1
+	vmovdqu8 \r, (\d){%k1}
+.endm
+
 /* n < V, for SET_SMALL or for a caller that has compared n itself. */
 .macro SET_BELOW V, r0, movh, h32, h16, gpr_from, d, n, fin, arg, mask32
 	.if \V == 64
@@ -307,21 +319,9 @@
 	.ifnb \mask32
 	cmp	$32, \n
 	jae	.Lsb\@_32
-	lea	32(\d), %r9d
-	test	$4096 - 32, %r9d
-	jz	.Lsb_ladder_\@
-	mov	$-1, %r9d
-	bzhi	\n, %r9, %r9
-	kmovd	%r9d, %k1
-	vmovdqu8 \h32, (\d){%k1}
+	MASKED_SET 32, \h32, \d, \n, .Lsb_ladder_\@
 	.else
-	lea	64(\d), %r9d
-	test	$4096 - 64, %r9d
-	jz	.Lsb_ladder_\@
-	mov	$-1, %r9
-	bzhi	\n, %r9, %r9
-	kmovq	%r9, %k1
-	vmovdqu8 \r0, (\d){%k1}
+	MASKED_SET 64, \r0, \d, \n, .Lsb_ladder_\@
 	.endif
 	\fin	\arg
 .Lsb_ladder_\@:
