@@ -15,8 +15,8 @@
 #include "variants/fence.h"
 #include "width.h"
 
-/* The gate starts closed: before the constructor every shim call is routed. */
-struct ntm_limits ntm_limits = {.shim_evex_gate = SIZE_MAX};
+/* The gates start shut: before the constructor every shim call is routed. */
+struct ntm_limits ntm_limits = {.shim_evex_gate = SIZE_MAX, .shim_avx2_gate = SIZE_MAX};
 
 size_t ntm_select_small_max(void)
 {
@@ -100,30 +100,26 @@ void ntm_select_set_inline(const struct policy *p)
 				 __ATOMIC_RELAXED);
 }
 
-/* On the AVX-512 width, the preloaded memset and memcpy run that width's
- * classes up to 8 vectors (memcpy from 33 bytes).  Elsewhere memset runs
- * the SSE2 width's small path, 8 vectors of 16 bytes; the copies the SSE2
- * pair to 32 bytes, then the AVX2 width's pair to 64 and its 4 and 8
- * vectors to 256, where the CPU has AVX2 (preload_x86_64.S).  Each limit
- * is the first size it does not admit. */
+/* The preloaded memset and memcpy run the classes of their width to 512
+ * bytes behind its gate (AVX2's copies to 256; the copies from 33, after
+ * their SSE2 classes), and the SSE2 width's small path below
+ * shim_sse2_below where no gate is open (preload_x86_64.S). */
 void ntm_select_set_shim(int width, int counting)
 {
-	int avx2 = !counting && (width == NTM_WIDTH_AVX2 || width == NTM_WIDTH_AVX512);
+	int avx2 = !counting && width == NTM_WIDTH_AVX2;
 	int evex = !counting && width == NTM_WIDTH_AVX512;
 	size_t set_below = 0, sse2_end = 0;
 #if defined(__x86_64__)
 	set_below = counting ? 0 : NTM_SMALL_VECTORS * 16 + 1;
 	sse2_end = counting ? 0 : 2 * 16 + 1;
 #endif
-	/* The gate shut while the other limits change, opened last: behind
-	 * it the shim's copies take n >= 33 for granted (shim_copy_sse2_end). */
+	/* The gates shut while the other limits change, opened last: behind
+	 * them the shim's copies take n >= 33 for granted (shim_copy_sse2_end). */
 	__atomic_store_n(&ntm_limits.shim_evex_gate, SIZE_MAX, __ATOMIC_RELEASE);
-	__atomic_store_n(&ntm_limits.shim_copy_end, avx2 ? NTM_SMALL_VECTORS * 32 + 1 : 0,
-			 __ATOMIC_RELAXED);
-	__atomic_store_n(&ntm_limits.shim_copy_pair_end, avx2 ? 2 * 32 + 1 : 0,
-			 __ATOMIC_RELAXED);
+	__atomic_store_n(&ntm_limits.shim_avx2_gate, SIZE_MAX, __ATOMIC_RELEASE);
 	__atomic_store_n(&ntm_limits.shim_copy_sse2_end, sse2_end, __ATOMIC_RELAXED);
 	__atomic_store_n(&ntm_limits.shim_sse2_below, set_below, __ATOMIC_RELAXED);
+	__atomic_store_n(&ntm_limits.shim_avx2_gate, avx2 ? 0 : SIZE_MAX, __ATOMIC_RELEASE);
 	__atomic_store_n(&ntm_limits.shim_evex_gate, evex ? 0 : SIZE_MAX, __ATOMIC_RELEASE);
 }
 

@@ -67,22 +67,21 @@ struct ntm_route {
  *   inline_max[op]     the entries run their loop up to this many bytes
  *                      (where every ladder of op starts with it, and
  *                      below NTM_LEARN_MIN where the learning starts);
- *   shim_*             the preloaded functions' direct paths: on the
- *                      AVX-512 width its classes to 512 bytes while
- *                      shim_evex_gate is 0 (memset, and memcpy and
- *                      memmove from 33 bytes; all ones shuts the gate,
- *                      as it starts); the SSE2 width's small path below
- *                      shim_sse2_below (memset in preload_x86_64.S, the
- *                      other names in preload.c); memcpy's and memmove's
- *                      SSE2 classes below shim_copy_sse2_end, the AVX2
- *                      pair below shim_copy_pair_end and 4 and 8 vectors
- *                      below shim_copy_end (preload_x86_64.S).
+ *   shim_*             the preloaded functions' direct paths: the
+ *                      classes of the AVX-512 width to 512 bytes while
+ *                      shim_evex_gate is 0, of the AVX2 width to 512
+ *                      (memcpy and memmove 256) while shim_avx2_gate is
+ *                      0 (all ones shuts a gate, as they start; the
+ *                      copies from 33 bytes); where none is open, the
+ *                      SSE2 width's small path below shim_sse2_below
+ *                      (memset in preload_x86_64.S, the other names in
+ *                      preload.c); memcpy's and memmove's SSE2 classes
+ *                      below shim_copy_sse2_end on every width.
  */
 struct ntm_limits {
 	size_t inline_max[2];
-	size_t shim_evex_gate;  /* 0: the AVX-512 classes serve; all ones */
-	size_t shim_sse2_below;
-	size_t shim_copy_sse2_end, shim_copy_pair_end, shim_copy_end;
+	size_t shim_evex_gate, shim_avx2_gate;  /* 0: that width serves */
+	size_t shim_sse2_below, shim_copy_sse2_end;
 };
 extern struct ntm_limits ntm_limits NTM_HIDDEN;
 

@@ -68,12 +68,11 @@ const char ntmem_preload_version[] = STR(NTMEM_VERSION_MAJOR) "." STR(
  * small call a measurable share of its time (in the fleet's size mixes,
  * 5-15% over glibc's memcpy; docs/results.md).  On x86-64 the small paths
  * read no data but the selector's limits (ntm_limits, set by
- * ntm_select_set_shim()): memcpy, memmove and their _chk forms run them
- * inline up to 256 bytes (SSE2 up to 32, AVX2 above, where the CPU has
- * it), memset and __memset_chk the SSE2 width's below shim_sse2_below
- * (preload_x86_64.S), and the other names below shim_sse2_below jump
- * straight to the SSE2 entry points.  The limits are 0 until the
- * constructor has routed the calls, and while counting: every call then
+ * ntm_select_set_shim()): memcpy, memmove, memset and their _chk forms
+ * run the classes of the shim's width in preload_x86_64.S, and the other
+ * names below shim_sse2_below jump straight to the SSE2 entry points.
+ * The limits are 0 and the gates shut until the constructor has routed
+ * the calls, and while counting: every call then
  * takes its route.  Elsewhere they stay 0.
  */
 #if defined(__x86_64__)

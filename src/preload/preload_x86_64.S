@@ -9,17 +9,14 @@
  * So does a compare more: each limit is therefore one of the compares
  * that pick the size class, not a test in front of them.
  *
- * The limits are the selector's (ntm_limits, dispatch/select.h).  On
- * the AVX-512 width both run that width's classes to 512 bytes (the
- * copies from 33, after their SSE2 classes) behind shim_evex_gate, which
- * costs no load of a limit of its own (SHIM_SET says how).  Elsewhere the sets
- * run the SSE2 width's small path below shim_sse2_below, and the copies
- * the SSE2 classes below shim_copy_sse2_end (to 32 bytes), the AVX2
- * width's pair below shim_copy_pair_end (to 64) and its 4 and 8 vectors
- * below shim_copy_end (to 256), the last two 0 where the CPU lacks AVX2.
+ * The limits are the selector's (ntm_limits, dispatch/select.h).  Each
+ * width's classes serve behind that width's gate, to 512 bytes (AVX2's
+ * copies to 256; the copies from 33, after their SSE2 classes): a gate
+ * costs no compare of its own (SHIM_SET says how).  Where no gate
+ * is open, the SSE2 width's classes below shim_sse2_below.
  * The small paths read no data but those limits, RIP-relative in the
  * shim's own data, so they are safe before this object is relocated; the
- * limits are 0 and the gate shut until the constructor has routed the
+ * limits are 0 and the gates shut until the constructor has routed the
  * calls, and while counting for ntmem run --report, so that every call
  * then goes on to its route: ntm_shim_routed_NAME, in preload.c.
  */
@@ -90,8 +87,9 @@
 
 /*
  * name(dst, src, n[, dstlen]).  Below 16 bytes the two classes above;
- * then the pair of 16-byte moves to 32 bytes, and the AVX2 width's
- * classes above, 33-64 bytes in two moves where SSE2 needs four.  The
+ * then the pair of 16-byte moves to 32 bytes, and the classes of the
+ * width whose gate is open above, 33-64 bytes in two moves on AVX2 and
+ * AVX-512 where SSE2 needs four.  The
  * limits are class compares: a test in front of the classes cost 5% on
  * the fleet mixes (docs/results.md).  A size at or above a limit goes on
  * to the next test, and the last routes it.
@@ -135,14 +133,24 @@ SHIM_FUNCTION \name
 	COPY_SMALL 64, vmovdqu64, %zmm16, %zmm17, %zmm18, %zmm19, %zmm20, %zmm21, %zmm22, %zmm23, %ymm16, %ymm17, %xmm16, %xmm17, vmovdqu64, over1=1
 	.p2align 4
 .Lavx2_\name:
-	cmp	ntm_limits+LIMITS_SHIM_COPY_PAIR_END(%rip), %rdx
-	jae	.Lmore_\name
+	/* The AVX2 width's classes to 256 bytes behind their own gate. */
+	mov	ntm_limits+LIMITS_SHIM_AVX2_GATE(%rip), %rcx
+	or	%rdx, %rcx
+	cmp	$256, %rcx
+	ja	.Lsse2_\name
+	cmp	$64, %rdx
+	ja	.Lavx2_over64_\name
 	COPY_PAIR 32, vmovdqu, %ymm0, %ymm1, vmovdqu, %ymm0, %ymm1, %rdi, %rsi, %rdx, 0
 	RETURN	1
-.Lmore_\name:
-	cmp	ntm_limits+LIMITS_SHIM_COPY_END(%rip), %rdx
-	jae	ntm_shim_routed_\name
+	.p2align 4
+.Lavx2_over64_\name:
 	COPY_SMALL 32, vmovdqu, %ymm0, %ymm1, %ymm2, %ymm3, %ymm4, %ymm5, %ymm6, %ymm7, none, none, %xmm0, %xmm1, vmovdqu, arg=1, not2=1, over1=1
+	.p2align 4
+.Lsse2_\name:
+	/* Where no gate is open, the SSE2 width's 4 and 8 vectors. */
+	cmp	ntm_limits+LIMITS_SHIM_SSE2_BELOW(%rip), %rdx
+	jae	ntm_shim_routed_\name
+	COPY_SMALL 16, movdqu, %xmm0, %xmm1, %xmm2, %xmm3, %xmm4, %xmm5, %xmm6, %xmm7, none, none, none, none, movdqu, not2=1, over1=1
 	.size	\name, .-\name
 .endm
 
@@ -154,7 +162,8 @@ SHIM_FUNCTION \name
  * of n that the class compares read, so that a closed gate sends every
  * call past the largest class.  A compare with a limit in memory in
  * front of the classes cost 3-8% of a small call's time on the Xeon
- * (docs/results.md).  Elsewhere the SSE2 width's below shim_sse2_below. */
+ * (docs/results.md).  The AVX2 width's behind their own gate, the same
+ * way; where no gate is open, the SSE2 width's below shim_sse2_below. */
 .macro SHIM_SET name, chk
 SHIM_FUNCTION \name
 	CHECK_DSTLEN \chk
@@ -162,8 +171,16 @@ SHIM_FUNCTION \name
 	mov	ntm_limits+LIMITS_SHIM_EVEX_GATE(%rip), %rcx
 	or	%rdx, %rcx
 	cmp	$512, %rcx
-	ja	.Lsse2_\name
+	ja	.Lavx2_\name
 	CACHED_SET_SIZES \name\()_evex, 64, vmovdqu64, %zmm16, %ymm16, %xmm16, vmovdqu64, QWORD_EVEX, 0, BCAST_EVEX, half_below=1
+	.p2align 4
+.Lavx2_\name:
+	mov	ntm_limits+LIMITS_SHIM_AVX2_GATE(%rip), %rcx
+	or	%rdx, %rcx
+	cmp	$512, %rcx
+	ja	.Lsse2_\name
+	CACHED_SET_SIZES \name\()_avx2, 32, vmovdqu, %ymm0, none, %xmm0, vmovdqu, QWORD_AVX2, 1, BCAST_AVX2
+	CACHED_SET_LOOP 32, vmovdqu, vmovdqa, %ymm0, 1
 	.p2align 4
 .Lsse2_\name:
 	cmp	ntm_limits+LIMITS_SHIM_SSE2_BELOW(%rip), %rdx
