@@ -116,11 +116,14 @@ void ntm_select_set_shim(int width, int counting)
 	/* The gates shut while the other limits change, opened last: behind
 	 * them the shim's copies take n >= 33 for granted (shim_copy_sse2_end). */
 	__atomic_store_n(&ntm_limits.shim_evex_gate, SIZE_MAX, __ATOMIC_RELEASE);
+	__atomic_store_n(&ntm_limits.shim_evex_end, 0, __ATOMIC_RELEASE);
 	__atomic_store_n(&ntm_limits.shim_avx2_gate, SIZE_MAX, __ATOMIC_RELEASE);
 	__atomic_store_n(&ntm_limits.shim_copy_sse2_end, sse2_end, __ATOMIC_RELAXED);
 	__atomic_store_n(&ntm_limits.shim_sse2_below, set_below, __ATOMIC_RELAXED);
 	__atomic_store_n(&ntm_limits.shim_avx2_gate, avx2 ? 0 : SIZE_MAX, __ATOMIC_RELEASE);
 	__atomic_store_n(&ntm_limits.shim_evex_gate, evex ? 0 : SIZE_MAX, __ATOMIC_RELEASE);
+	__atomic_store_n(&ntm_limits.shim_evex_end, evex ? NTM_SMALL_VECTORS * 64 + 1 : 0,
+			 __ATOMIC_RELEASE);
 }
 
 /* ------------------------------------------------------------------ */

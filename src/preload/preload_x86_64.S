@@ -86,25 +86,34 @@
 .endm
 
 /*
- * name(dst, src, n[, dstlen]).  Below 16 bytes the two classes above;
- * then the pair of 16-byte moves to 32 bytes, and the classes of the
- * width whose gate is open above, 33-64 bytes in two moves on AVX2 and
- * AVX-512 where SSE2 needs four.  The
- * limits are class compares: a test in front of the classes cost 5% on
- * the fleet mixes (docs/results.md).  A size at or above a limit goes on
- * to the next test, and the last routes it.
+ * name(dst, src, n[, dstlen]).  On the AVX-512 width (n below
+ * shim_evex_end) the classes from 64 to 512 bytes come first, with no
+ * taken branch to 128 bytes, then the pair of 32-byte moves to 64, and
+ * below 32 the SSE2 classes: 16-32 bytes in a pair of 16-byte moves,
+ * below 16 the two classes above.  Compared with the SSE2 classes first,
+ * this took the shim from 0.6-0.95x glibc's time to 0.4-0.7x on the
+ * fleet's mixes (docs/results.md).  The narrower widths come to the
+ * same SSE2 classes below shim_copy_sse2_end, then to their own.
  */
 .macro SHIM_COPY name, chk
 SHIM_FUNCTION \name
 	CHECK_DSTLEN \chk
 	mov	%rdi, %rax
-	cmp	ntm_limits+LIMITS_SHIM_COPY_SSE2_END(%rip), %rdx
-	jae	.Lpair_\name
+	cmp	ntm_limits+LIMITS_SHIM_EVEX_END(%rip), %rdx
+	jae	.Lnarrow_\name
+	cmp	$64, %rdx
+	jb	.Lbelow64_\name
+	COPY_SMALL 64, vmovdqu64, %zmm16, %zmm17, %zmm18, %zmm19, %zmm20, %zmm21, %zmm22, %zmm23, %ymm16, %ymm17, %xmm16, %xmm17, vmovdqu64, over1=1
+	.p2align 4
+.Lbelow64_\name:
+	cmp	$32, %rdx
+	ja	.Lpair32_\name
+.Lupto32_\name:
 	cmp	$16, %rdx
 	jb	.Lbelow16_\name
 	COPY_PAIR 16, movdqu, %xmm0, %xmm1, movdqu, %xmm0, %xmm1, %rdi, %rsi, %rdx, 0
 	ret
-	.p2align 5
+	.p2align 4
 .Lbelow16_\name:
 	cmp	$4, %rdx
 	jb	.Lbelow4_\name
@@ -116,21 +125,14 @@ SHIM_FUNCTION \name
 	COPY_1_TO_3
 .Lnone_\name:
 	ret
-	.p2align 6
-.Lpair_\name:
-	/* 33 bytes on: the AVX-512 width's classes to 512 bytes behind the
-	 * gate (SHIM_SET says how), its own pair of 32-byte moves to 64. */
-	mov	ntm_limits+LIMITS_SHIM_EVEX_GATE(%rip), %rcx
-	or	%rdx, %rcx
-	cmp	$512, %rcx
-	ja	.Lavx2_\name
-	cmp	$64, %rdx
-	ja	.Lover64_\name
+	.p2align 4
+.Lpair32_\name:
 	COPY_PAIR 32, vmovdqu64, %ymm16, %ymm17, vmovdqu64, %ymm16, %ymm17, %rdi, %rsi, %rdx, 0
 	ret
 	.p2align 4
-.Lover64_\name:
-	COPY_SMALL 64, vmovdqu64, %zmm16, %zmm17, %zmm18, %zmm19, %zmm20, %zmm21, %zmm22, %zmm23, %ymm16, %ymm17, %xmm16, %xmm17, vmovdqu64, over1=1
+.Lnarrow_\name:
+	cmp	ntm_limits+LIMITS_SHIM_COPY_SSE2_END(%rip), %rdx
+	jb	.Lupto32_\name
 	.p2align 4
 .Lavx2_\name:
 	/* The AVX2 width's classes to 256 bytes behind their own gate. */
