@@ -33,7 +33,6 @@ void ntm_asm_constants(void)
 	 * ntm_safe_gate[width]. */
 	CONSTANT(LIMITS_INLINE_SET, offsetof(struct ntm_limits, inline_max[NTMEM_OP_SET]));
 	CONSTANT(LIMITS_INLINE_COPY, offsetof(struct ntm_limits, inline_max[NTMEM_OP_COPY]));
-	CONSTANT(LIMITS_SHIM_EVEX_GATE, offsetof(struct ntm_limits, shim_evex_gate));
 	CONSTANT(LIMITS_SHIM_SSE2_BELOW, offsetof(struct ntm_limits, shim_sse2_below));
 	CONSTANT(LIMITS_SHIM_COPY_SSE2_END, offsetof(struct ntm_limits, shim_copy_sse2_end));
 	CONSTANT(LIMITS_SHIM_EVEX_END, offsetof(struct ntm_limits, shim_evex_end));

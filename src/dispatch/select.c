@@ -15,8 +15,8 @@
 #include "variants/fence.h"
 #include "width.h"
 
-/* The gates start shut: before the constructor every shim call is routed. */
-struct ntm_limits ntm_limits = {.shim_evex_gate = SIZE_MAX, .shim_avx2_gate = SIZE_MAX};
+/* The shim's limits start shut: before the constructor every call is routed. */
+struct ntm_limits ntm_limits = {.shim_avx2_gate = SIZE_MAX};
 
 size_t ntm_select_small_max(void)
 {
@@ -113,15 +113,13 @@ void ntm_select_set_shim(int width, int counting)
 	set_below = counting ? 0 : NTM_SMALL_VECTORS * 16 + 1;
 	sse2_end = counting ? 0 : 2 * 16 + 1;
 #endif
-	/* The gates shut while the other limits change, opened last: behind
-	 * them the shim's copies take n >= 33 for granted (shim_copy_sse2_end). */
-	__atomic_store_n(&ntm_limits.shim_evex_gate, SIZE_MAX, __ATOMIC_RELEASE);
+	/* Shut while the other limits change, opened last: behind them the
+	 * shim takes the SSE2 classes below shim_copy_sse2_end for granted. */
 	__atomic_store_n(&ntm_limits.shim_evex_end, 0, __ATOMIC_RELEASE);
 	__atomic_store_n(&ntm_limits.shim_avx2_gate, SIZE_MAX, __ATOMIC_RELEASE);
 	__atomic_store_n(&ntm_limits.shim_copy_sse2_end, sse2_end, __ATOMIC_RELAXED);
 	__atomic_store_n(&ntm_limits.shim_sse2_below, set_below, __ATOMIC_RELAXED);
 	__atomic_store_n(&ntm_limits.shim_avx2_gate, avx2 ? 0 : SIZE_MAX, __ATOMIC_RELEASE);
-	__atomic_store_n(&ntm_limits.shim_evex_gate, evex ? 0 : SIZE_MAX, __ATOMIC_RELEASE);
 	__atomic_store_n(&ntm_limits.shim_evex_end, evex ? NTM_SMALL_VECTORS * 64 + 1 : 0,
 			 __ATOMIC_RELEASE);
 }

@@ -68,10 +68,8 @@ struct ntm_route {
  *                      (where every ladder of op starts with it, and
  *                      below NTM_LEARN_MIN where the learning starts);
  *   shim_*             the preloaded functions' direct paths: the
- *                      classes of the AVX-512 width to 512 bytes while
- *                      shim_evex_gate is 0 (memset) and below
- *                      shim_evex_end (513, or 0: the copies), of the
- *                      AVX2 width to 512
+ *                      classes of the AVX-512 width below
+ *                      shim_evex_end (513, or 0), of the AVX2 width to 512
  *                      (memcpy and memmove 256) while shim_avx2_gate is
  *                      0 (all ones shuts a gate, as they start; the
  *                      copies from 33 bytes); where none is open, the
@@ -82,8 +80,8 @@ struct ntm_route {
  */
 struct ntm_limits {
 	size_t inline_max[2];
-	size_t shim_evex_gate, shim_avx2_gate;  /* 0: that width serves */
-	size_t shim_evex_end;  /* 513: the AVX-512 copies serve; 0 */
+	size_t shim_evex_end;   /* 513: the AVX-512 classes serve; 0 */
+	size_t shim_avx2_gate;  /* 0: the AVX2 classes serve; all ones */
 	size_t shim_sse2_below, shim_copy_sse2_end;
 };
 extern struct ntm_limits ntm_limits NTM_HIDDEN;

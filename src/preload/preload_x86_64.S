@@ -9,14 +9,14 @@
  * So does a compare more: each limit is therefore one of the compares
  * that pick the size class, not a test in front of them.
  *
- * The limits are the selector's (ntm_limits, dispatch/select.h).  Each
- * width's classes serve behind that width's gate, to 512 bytes (AVX2's
- * copies to 256; the copies from 33, after their SSE2 classes): a gate
- * costs no compare of its own (SHIM_SET says how).  Where no gate
- * is open, the SSE2 width's classes below shim_sse2_below.
+ * The limits are the selector's (ntm_limits, dispatch/select.h).  The
+ * AVX-512 width's classes serve below shim_evex_end (to 512 bytes), the
+ * AVX2 width's behind shim_avx2_gate (to 512 bytes, the copies to 256:
+ * SHIM_SET says how a gate works); elsewhere the SSE2 width's classes
+ * below shim_sse2_below.
  * The small paths read no data but those limits, RIP-relative in the
  * shim's own data, so they are safe before this object is relocated; the
- * limits are 0 and the gates shut until the constructor has routed the
+ * limits are 0 and the gate shut until the constructor has routed the
  * calls, and while counting for ntmem run --report, so that every call
  * then goes on to its route: ntm_shim_routed_NAME, in preload.c.
  */
@@ -156,24 +156,21 @@ SHIM_FUNCTION \name
 	.size	\name, .-\name
 .endm
 
-/* name(dst, c, n[, dstlen]).  On the AVX-512 width, up to 512 bytes,
- * its entry's classes: the masked store below one vector has no branch
- * on the size, where the SSE2 classes below 16 bytes took three times
- * glibc's time on a mix of random sizes (docs/results.md).  The gate is
- * no compare of its own: shim_evex_gate (0, or all ones) ORed into a copy
- * of n that the class compares read, so that a closed gate sends every
- * call past the largest class.  A compare with a limit in memory in
- * front of the classes cost 3-8% of a small call's time on the Xeon
- * (docs/results.md).  The AVX2 width's behind their own gate, the same
- * way; where no gate is open, the SSE2 width's below shim_sse2_below. */
+/* name(dst, c, n[, dstlen]).  On the AVX-512 width, below shim_evex_end
+ * (to 512 bytes), its entry's classes: the masked store below one vector
+ * has no branch on the size, where the SSE2 classes below 16 bytes took
+ * three times glibc's time on a mix of random sizes (docs/results.md).
+ * The AVX2 width's to 512 bytes behind a gate that is no compare of its
+ * own: shim_avx2_gate (0, or all ones) ORed into a copy of n that the
+ * class compares read, so that a closed gate sends every call past the
+ * largest class.  (On the AVX-512 width the two ways measured the same.)
+ * Where neither is open, the SSE2 width's below shim_sse2_below. */
 .macro SHIM_SET name, chk
 SHIM_FUNCTION \name
 	CHECK_DSTLEN \chk
 	mov	%rdi, %rax
-	mov	ntm_limits+LIMITS_SHIM_EVEX_GATE(%rip), %rcx
-	or	%rdx, %rcx
-	cmp	$512, %rcx
-	ja	.Lavx2_\name
+	cmp	ntm_limits+LIMITS_SHIM_EVEX_END(%rip), %rdx
+	jae	.Lavx2_\name
 	CACHED_SET_SIZES \name\()_evex, 64, vmovdqu64, %zmm16, %ymm16, %xmm16, vmovdqu64, QWORD_EVEX, 0, BCAST_EVEX, half_below=1
 	.p2align 4
 .Lavx2_\name:
