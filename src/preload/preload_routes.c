@@ -2,10 +2,10 @@
  * beyond the direct path: the entry points of the shim's width, or the
  * counting wrappers (preload_count.c hands its table in); and the routes
  * before the constructor has set them.  Below the interposed functions
- * (preload.c) and the counters, which both use it.  Built as the
- * variants are: no loop here becomes a call of memset or memcpy. */
+ * (preload.c) and the counters, which both use it. */
 #include "dispatch/select.h"
 #include "preload.h"
+#include "variants/libc.h"
 
 static const struct entry_width *width;
 
@@ -43,42 +43,19 @@ static int relocated(void)
 	return self_address == &self_address;
 }
 
-/* Unrelocated: plain loops, memmove's result, no data but the arguments.
- * This file is built as the variants are (no loop becomes a call). */
-static void *unrelocated_set(void *dst, int c, size_t n)
-{
-	unsigned char *d = dst;
-	while (n--)
-		*d++ = (unsigned char)c;
-	return dst;
-}
-
-static void *unrelocated_copy(void *dst, const void *src, size_t n)
-{
-	unsigned char *d = dst;
-	const unsigned char *s = src;
-	if (d <= s || d >= s + n)
-		while (n--)
-			*d++ = *s++;
-	else
-		while (n--)
-			d[n] = s[n];
-	return dst;
-}
-
 /* The routes until the constructor has run: the entry points, asked of
  * CPUID alone, once this object is relocated. */
 void *ntm_shim_early_set(void *dst, int c, size_t n)
 {
 	if (!relocated())
-		return unrelocated_set(dst, c, n);
+		return ntm_bytes_set(dst, c, n);
 	return ntm_shim_width()->set(dst, c, n);
 }
 
 void *ntm_shim_early_copy(void *dst, const void *src, size_t n)
 {
 	if (!relocated())
-		return unrelocated_copy(dst, src, n);
+		return ntm_bytes_move(dst, src, n);
 	return ntm_shim_width()->copy(dst, src, n);
 }
 

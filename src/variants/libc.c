@@ -6,12 +6,7 @@
 #include "libc.h"
 #include "variant.h"
 
-static void *portable_memset(void *dst, int c, size_t n);
-static void *portable_memcpy(void *dst, const void *src, size_t n);
-static void *portable_memmove(void *dst, const void *src, size_t n);
-
-struct libc_fns ntm_libc = {portable_memset, portable_memcpy,
-			    portable_memmove};
+struct libc_fns ntm_libc = {ntm_bytes_set, ntm_bytes_move, ntm_bytes_move};
 
 /* Set by the shim, whose own memset and memcpy these names are. */
 static int handed_down;
@@ -38,7 +33,7 @@ void ntm_libc_resolve(void)
 /* Byte loops: only the few calls before the constructor use them, and
  * they must not be turned into calls to the functions they stand for
  * (this file is built with -fno-builtin and no loop idioms). */
-static void *portable_memset(void *dst, int c, size_t n)
+void *ntm_bytes_set(void *dst, int c, size_t n)
 {
 	unsigned char *d = dst;
 	while (n--)
@@ -46,23 +41,16 @@ static void *portable_memset(void *dst, int c, size_t n)
 	return dst;
 }
 
-static void *portable_memcpy(void *dst, const void *src, size_t n)
-{
-	unsigned char *d = dst;
-	const unsigned char *s = src;
-	while (n--)
-		*d++ = *s++;
-	return dst;
-}
-
-static void *portable_memmove(void *dst, const void *src, size_t n)
+void *ntm_bytes_move(void *dst, const void *src, size_t n)
 {
 	unsigned char *d = dst;
 	const unsigned char *s = src;
 	if (d <= s || d >= s + n)
-		return portable_memcpy(dst, src, n);
-	while (n--)
-		d[n] = s[n];
+		while (n--)
+			*d++ = *s++;
+	else
+		while (n--)
+			d[n] = s[n];
 	return dst;
 }
 

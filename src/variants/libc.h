@@ -7,14 +7,19 @@
 
 #include <stddef.h>
 
+#include "features.h"
+
 struct libc_fns {
 	void *(*memset)(void *dst, int c, size_t n);
 	void *(*memcpy)(void *dst, const void *src, size_t n);
 	void *(*memmove)(void *dst, const void *src, size_t n);
 };
 
-/* Until ntm_libc_resolve() has run they are ntmem's portable loops:
- * always correct, never a way back into the caller. */
+/* Until ntm_libc_resolve() has run they are these byte loops: always
+ * correct, never a way back into the caller, and safe to call before
+ * the shim is relocated (they read nothing but their arguments). */
+NTM_HIDDEN void *ntm_bytes_set(void *dst, int c, size_t n);
+NTM_HIDDEN void *ntm_bytes_move(void *dst, const void *src, size_t n);
 extern struct libc_fns ntm_libc;
 
 /* The shim, whose own these names are, hands down the C library's
