@@ -101,9 +101,9 @@ void ntm_select_set_inline(const struct policy *p)
 }
 
 /* The preloaded memset and memcpy run the classes of their width to 512
- * bytes behind its gate (AVX2's copies to 256; the copies from 33, after
- * their SSE2 classes), and the SSE2 width's small path below
- * shim_sse2_below where no gate is open (preload_x86_64.S). */
+ * bytes (AVX2's copies to 256; the copies from 33, after their SSE2
+ * classes), and elsewhere the SSE2 width's small path below
+ * shim_sse2_below (preload_x86_64.S). */
 void ntm_select_set_shim(int width, int counting)
 {
 	int avx2 = !counting && width == NTM_WIDTH_AVX2;

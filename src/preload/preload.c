@@ -71,7 +71,7 @@ const char ntmem_preload_version[] = STR(NTMEM_VERSION_MAJOR) "." STR(
  * ntm_select_set_shim()): memcpy, memmove, memset and their _chk forms
  * run the classes of the shim's width in preload_x86_64.S, and the other
  * names below shim_sse2_below jump straight to the SSE2 entry points.
- * The limits are 0 and the gates shut until the constructor has routed
+ * The limits are 0 and the gate shut until the constructor has routed
  * the calls, and while counting: every call then
  * takes its route.  Elsewhere they stay 0.
  */

@@ -16,7 +16,7 @@
  * below shim_sse2_below.
  * The small paths read no data but those limits, RIP-relative in the
  * shim's own data, so they are safe before this object is relocated; the
- * limits are 0 and the gate shut until the constructor has routed the
+ * limits are 0 and the AVX2 gate shut until the constructor has routed the
  * calls, and while counting for ntmem run --report, so that every call
  * then goes on to its route: ntm_shim_routed_NAME, in preload.c.
  */
@@ -163,7 +163,9 @@ SHIM_FUNCTION \name
  * The AVX2 width's to 512 bytes behind a gate that is no compare of its
  * own: shim_avx2_gate (0, or all ones) ORed into a copy of n that the
  * class compares read, so that a closed gate sends every call past the
- * largest class.  (On the AVX-512 width the two ways measured the same.)
+ * largest class, and one value serves memset to 512 bytes and the copies
+ * to 256.  (A limit of 513, as on the AVX-512 width, cost the AVX2 copies
+ * above 256 bytes two compares more on their way to the route.)
  * Where neither is open, the SSE2 width's below shim_sse2_below. */
 .macro SHIM_SET name, chk
 SHIM_FUNCTION \name
