@@ -106,8 +106,9 @@ static int measure_mix(struct bench_opts *o, struct bench_mix *mix,
 	static long loops[BENCH_MAX_FNS];
 	int value = o->value < 0 ? 0 : o->value;
 	for (size_t i = 0; i < o->nfns; i++) {
-		targets[i] = (struct mix_target){&o->fns[i], b.dst.p,
-						 copy ? b.src.p : NULL, value, &mix->seq};
+		targets[i] = (struct mix_target){.f = &o->fns[i], .dst = b.dst.p,
+						 .src = copy ? b.src.p : NULL,
+						 .value = value, .seq = &mix->seq};
 		fns[i] = mix_callable(&targets[i]);
 	}
 	struct benchfn_result r = {calloc(o->nfns * (size_t)o->runs, sizeof(double)),

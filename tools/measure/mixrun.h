@@ -10,6 +10,7 @@
 
 #include "benchfn.h"
 #include "functions.h"
+#include "peers.h"
 #include "sizedist.h"
 
 struct mix_target {
@@ -18,6 +19,9 @@ struct mix_target {
 	const unsigned char *src;   /* memcpy's source, as many; else NULL */
 	int value;                  /* what memset writes */
 	const struct mix_seq *seq;
+	/* Set by mix_callable: the function the shared loops call. */
+	peer_set_fn *set;
+	peer_copy_fn *copy;
 };
 
 /* The callable for t, which must outlive it. */
