@@ -183,10 +183,33 @@ $(O)/src/preload/%.o: src/preload/%.c
 # The shim exports the C library's names only, so not the symbol versions
 # that keep libntmem.so's older callers working (src/entry/compat.c).
 SHIM_LIB_OBJ := $(filter-out $(O)/src/entry/compat.o,$(LIB_OBJ))
+SHIM_LINK = $(CC) $(CFLAGS) $(LDFLAGS) -shared -Wl,-z,now \
+	-Wl,--version-script,src/preload/preload.map -o $@ $(filter %.o,$^) $(LDLIBS)
 $(PRELOAD): $(PRELOAD_OBJ) $(SHIM_LIB_OBJ) src/preload/preload.map
-	$(CC) $(CFLAGS) $(LDFLAGS) -shared -Wl,-z,now \
-		-Wl,--version-script,src/preload/preload.map -o $@ $(PRELOAD_OBJ) \
-		$(SHIM_LIB_OBJ) $(LDLIBS)
+	$(SHIM_LINK)
+
+# On x86-64, a shim of each vector width's own, with no width to test in
+# its small calls: $(O)/<width>/libntmem-preload.so, which ntmem run
+# preloads on a CPU that runs the width (preload_x86_64.S).  Only the
+# assembly differs.
+ifeq ($(ARCH),x86_64)
+SHIM_WIDTHS := sse2 avx2 avx512
+SHIM_DEF_sse2 := SSE2
+SHIM_DEF_avx2 := AVX2
+SHIM_DEF_avx512 := AVX512
+endif
+PRELOAD_WIDTHS := $(SHIM_WIDTHS:%=$(O)/%/libntmem-preload.so)
+PRELOAD_C_OBJ  := $(PRELOAD_SRC:%.c=$(O)/%.o)
+all: $(PRELOAD_WIDTHS)
+$(SHIM_WIDTHS:%=$(O)/src/preload/width-%.o): $(O)/src/preload/width-%.o: \
+		$(PRELOAD_ASM) $(GEN)/asm_constants.h
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -I$(GEN) -DSHIM_WIDTH_$(SHIM_DEF_$*) \
+		-c -o $@ $(PRELOAD_ASM)
+$(PRELOAD_WIDTHS): $(O)/%/libntmem-preload.so: $(O)/src/preload/width-%.o \
+		$(PRELOAD_C_OBJ) $(SHIM_LIB_OBJ) src/preload/preload.map
+	@mkdir -p $(@D)
+	$(SHIM_LINK)
 
 # ntmem run looks for the shim next to itself, then where it is installed:
 # SHIMDIR, recorded in $(GEN)/shimdir so that a change of it ("make", then
@@ -258,7 +281,7 @@ $(O)/tests/preload/lib%.so: tests/preload/%_lib.c
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -fno-builtin -fno-plt $(LDFLAGS) -shared \
 		-o $@ $<
-tests: $(PRELOAD) $(PRELOAD_HELPERS) $(HELPER_LIBS)
+tests: $(PRELOAD) $(PRELOAD_WIDTHS) $(PRELOAD_HELPERS) $(HELPER_LIBS)
 
 # The whole suite; its last line is "N passed, N failed, N skipped".
 check:
@@ -332,9 +355,13 @@ install: all
 	@[ -n "$(DESTDIR)" ] || tools/install-hint.sh $(LIBDIR)
 
 install: install-preload
-install-preload: $(PRELOAD)
+install-preload: $(PRELOAD) $(PRELOAD_WIDTHS)
 	install -d $(DESTDIR)$(SHIMDIR)
 	install -m 755 $(PRELOAD) $(DESTDIR)$(SHIMDIR)/
+	for w in $(SHIM_WIDTHS); do \
+		install -d $(DESTDIR)$(SHIMDIR)/$$w && \
+		install -m 755 $(O)/$$w/libntmem-preload.so $(DESTDIR)$(SHIMDIR)/$$w/ || exit 1; \
+	done
 .PHONY: install-preload
 
 # libntmem0, libntmem-dev and ntmem (debian/), built from a copy of this
@@ -349,4 +376,5 @@ clean:
 .SECONDARY:
 
 -include $(LIB_OBJ:.o=.d) $(TOOL_OBJ:.o=.d) $(PRELOAD_OBJ:.o=.d) \
+	$(SHIM_WIDTHS:%=$(O)/src/preload/width-%.d) \
 	$(TESTS:=.d) $(O)/tests/harness.d $(GEN)/asm_constants.d

@@ -14,6 +14,9 @@
  *   - the calibration profile: where it goes and how it is written
  *     (ntm_profile_path(), ntm_profile_init(), ntm_profile_write()) and
  *     whether libntmem would read it (ntm_profile_open());
+ *   - the shim's width: the CPU's (ntm_width_choose()), the one
+ *     NTMEM_TUNABLES shim_width= names (ntm_tunables_shim_width()) and
+ *     its name, which names that width's own shim (ntm_width_name());
  *   - the shim's report: its variable (NTM_REPORT_ENV) and the layout of
  *     the record each process keeps (preload/record.h).
  *

@@ -99,8 +99,10 @@ static void test_results(void)
 }
 
 /* Every class of every width the shim can run here, forced with
- * NTMEM_TUNABLES shim_width= (a CPU without AVX-512 or AVX2 runs the
- * narrower ones only; qemu's Nehalem and Haswell run this test too). */
+ * NTMEM_TUNABLES shim_width=: through ntmem run, which preloads that
+ * width's own library, and the dispatching library preloaded by hand (a
+ * CPU without AVX-512 or AVX2 runs the narrower ones only; qemu's
+ * Nehalem and Haswell run this test too). */
 static void test_widths(void)
 {
 	static const struct {
@@ -126,6 +128,19 @@ static void test_widths(void)
 		struct outcome o;
 		spawn(run_argv(&at, NULL, "verify", args), env, 120, &o);
 		relay(label, &o);
+		outcome_free(&o);
+		char preload[PATH_MAX + 16];
+		snprintf(preload, sizeof preload, "LD_PRELOAD=%s", at.dispatching);
+		const char *by_hand[] = {tun, preload, NULL};
+		snprintf(label, sizeof label, "results, the dispatching shim, "
+			 "shim_width=%s", widths[i].name);
+		spawn(run_argv(&at, NULL, "verify", args) + 3, by_hand, 120, &o);
+		relay(label, &o);
+		outcome_free(&o);
+		const char *symbols[] = {"symbols", at.dispatching, NULL};
+		spawn(run_argv(&at, NULL, "verify", symbols) + 3, by_hand, 60, &o);
+		t_check(relay(label, &o) == 13, label, "%s",
+			"not all 13 names are the dispatching shim's");
 		outcome_free(&o);
 	}
 }
@@ -491,7 +506,7 @@ static void test_sanitized_shim(void)
  * the guest's environment (-E LD_PRELOAD=...): the shim's own code then
  * runs on the emulated CPU, its portable or AArch64 entry points.
  */
-static void run_emulated(const char *label, const char *tunables,
+static void run_emulated(const char *label, const char *shim, const char *tunables,
 			 const char *helper, const char *const *args)
 {
 	char path[PATH_MAX + 64], tun[256];
@@ -500,7 +515,7 @@ static void run_emulated(const char *label, const char *tunables,
 	char *argv[16] = {"/bin/sh", "-c",
 			  "shim=$1 tunables=$2; shift 2; exec $TEST_WRAPPER "
 			  "-E LD_PRELOAD=\"$shim\" -E \"$tunables\" \"$@\"",
-			  "sh", at.shim, tun, path};
+			  "sh", (char *)shim, tun, path};
 	int n = 7;
 	for (; args && *args && n < 15; args++)
 		argv[n++] = (char *)*args;
@@ -519,12 +534,14 @@ static void test_emulated(void)
 		return;
 	}
 	const char *symbols[] = {"symbols", at.shim, NULL}, *results[] = {"results", NULL};
-	run_emulated("emulated symbols", "", "verify", symbols);
-	run_emulated("emulated results, default policy", "", "verify", results);
-	run_emulated("emulated results, streaming at every size",
+	run_emulated("emulated symbols", at.shim, "", "verify", symbols);
+	run_emulated("emulated results, default policy", at.shim, "", "verify", results);
+	run_emulated("emulated results, the dispatching shim", at.dispatching, "",
+		     "verify", results);
+	run_emulated("emulated results, streaming at every size", at.shim,
 		     "set_threshold=0,set_nonzero_threshold=0,copy_threshold=0",
 		     "verify", results);
-	run_emulated("emulated early", "", "early", NULL);
+	run_emulated("emulated early", at.shim, "", "early", NULL);
 	t_skip("preload: ntmem run, fortify, fork and exec, the report",
 	       spawn_unavailable());
 }

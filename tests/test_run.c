@@ -152,7 +152,7 @@ static void test_environment_joins(void)
 	t_check(!run_join_tunables(NULL, "a=1", buf, sizeof buf, &e) &&
 			!strcmp(buf, "a=1"),
 		"run: NTMEM_TUNABLES unset: the options alone", "'%s'", buf);
-	int r = run_find_shim("/nonexistent/bin", "/nonexistent/lib", buf,
+	int r = run_find_shim("/nonexistent/bin", "/nonexistent/lib", NULL, buf,
 			      sizeof buf, &e);
 	t_check(r == -1 && e.status == CLI_FAILED &&
 			strstr(e.msg, "/nonexistent/bin") && strstr(e.msg, "/nonexistent/lib"),
@@ -412,10 +412,13 @@ static void test_report_lost(void)
 }
 
 /* An installed tree: bin/ntmem and lib/libntmem-preload.so under any
- * prefix, whatever LIBDIR the binary was built with. */
+ * prefix, whatever LIBDIR the binary was built with; a width's own
+ * library, lib/avx2/libntmem-preload.so, where one is asked for and
+ * there, else the dispatching one. */
 static void test_installed_layout(void)
 {
 	char root[] = "/tmp/ntmem-run-layout-XXXXXX", bin[64], lib[64], shim[96];
+	char wdir[96], wshim[128];
 	char found[PATH_MAX] = "", want[PATH_MAX] = "";
 	struct cli_error e;
 	if (!mkdtemp(root)) {
@@ -427,10 +430,28 @@ static void test_installed_layout(void)
 	snprintf(shim, sizeof shim, "%s/libntmem-preload.so", lib);
 	int made = !mkdir(bin, 0700) && !mkdir(lib, 0700) &&
 		   close(open(shim, O_WRONLY | O_CREAT, 0600)) == 0;
-	int r = run_find_shim(bin, "/nonexistent/lib", found, sizeof found, &e);
+	int r = run_find_shim(bin, "/nonexistent/lib", NULL, found, sizeof found, &e);
 	t_check(made && r == 0 && realpath(shim, want) && !strcmp(found, want),
 		"run: the shim in ../lib beside the binary", "returned %d, '%s'", r,
 		r ? e.msg : found);
+	r = run_find_shim(bin, "/nonexistent/lib", "avx2", found, sizeof found, &e);
+	t_check(made && r == 0 && !strcmp(found, want),
+		"run: no library of the width: the dispatching one", "returned %d, '%s'",
+		r, r ? e.msg : found);
+	snprintf(wdir, sizeof wdir, "%s/avx2", lib);
+	snprintf(wshim, sizeof wshim, "%s/libntmem-preload.so", wdir);
+	made = made && !mkdir(wdir, 0700) &&
+	       close(open(wshim, O_WRONLY | O_CREAT, 0600)) == 0;
+	r = run_find_shim(bin, "/nonexistent/lib", "avx2", found, sizeof found, &e);
+	t_check(made && r == 0 && realpath(wshim, want) && !strcmp(found, want),
+		"run: the width's own library where it is there", "returned %d, '%s'",
+		r, r ? e.msg : found);
+	r = run_find_shim(bin, "/nonexistent/lib", NULL, found, sizeof found, &e);
+	t_check(r == 0 && realpath(shim, want) && !strcmp(found, want),
+		"run: no width asked (a report): the dispatching one",
+		"returned %d, '%s'", r, r ? e.msg : found);
+	unlink(wshim);
+	rmdir(wdir);
 	unlink(shim);
 	rmdir(lib);
 	rmdir(bin);

@@ -16,7 +16,7 @@
 #include "width.h"
 
 /* The shim's limits start shut: before the constructor every call is routed. */
-struct ntm_limits ntm_limits = {.shim_avx2_gate = SIZE_MAX};
+struct ntm_limits ntm_limits;
 
 size_t ntm_select_small_max(void)
 {
@@ -100,28 +100,27 @@ void ntm_select_set_inline(const struct policy *p)
 				 __ATOMIC_RELAXED);
 }
 
-/* The preloaded memset and memcpy run the classes of their width to 512
- * bytes (AVX2's copies to 256; the copies from 33, after their SSE2
- * classes), and elsewhere the SSE2 width's small path below
- * shim_sse2_below (preload_x86_64.S). */
+/* The dispatching shim runs the classes of its width to 512 bytes, and
+ * where that is neither AVX-512 nor AVX2 the SSE2 width's to 128
+ * (preload_x86_64.S); while counting, none. */
 void ntm_select_set_shim(int width, int counting)
 {
-	int avx2 = !counting && width == NTM_WIDTH_AVX2;
-	int evex = !counting && width == NTM_WIDTH_AVX512;
-	size_t set_below = 0, sse2_end = 0;
+	size_t evex_end = 0, avx2_end = 0, sse2_below = 0;
 #if defined(__x86_64__)
-	set_below = counting ? 0 : NTM_SMALL_VECTORS * 16 + 1;
-	sse2_end = counting ? 0 : 2 * 16 + 1;
+	if (!counting && width == NTM_WIDTH_AVX512)
+		evex_end = NTM_SMALL_VECTORS * 64 + 1;
+	else if (!counting && width == NTM_WIDTH_AVX2)
+		avx2_end = NTM_SMALL_VECTORS * 64 + 1;
+	if (!counting)
+		sse2_below = NTM_SMALL_VECTORS * 16 + 1;
 #endif
-	/* Shut while the other limits change, opened last: behind them the
-	 * shim takes the SSE2 classes below shim_copy_sse2_end for granted. */
+	/* The wider widths' limits shut first and opened last: each width's
+	 * classes are correct at any size below its limit. */
 	__atomic_store_n(&ntm_limits.shim_evex_end, 0, __ATOMIC_RELEASE);
-	__atomic_store_n(&ntm_limits.shim_avx2_gate, SIZE_MAX, __ATOMIC_RELEASE);
-	__atomic_store_n(&ntm_limits.shim_copy_sse2_end, sse2_end, __ATOMIC_RELAXED);
-	__atomic_store_n(&ntm_limits.shim_sse2_below, set_below, __ATOMIC_RELAXED);
-	__atomic_store_n(&ntm_limits.shim_avx2_gate, avx2 ? 0 : SIZE_MAX, __ATOMIC_RELEASE);
-	__atomic_store_n(&ntm_limits.shim_evex_end, evex ? NTM_SMALL_VECTORS * 64 + 1 : 0,
-			 __ATOMIC_RELEASE);
+	__atomic_store_n(&ntm_limits.shim_avx2_end, 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&ntm_limits.shim_sse2_below, sse2_below, __ATOMIC_RELEASE);
+	__atomic_store_n(&ntm_limits.shim_avx2_end, avx2_end, __ATOMIC_RELEASE);
+	__atomic_store_n(&ntm_limits.shim_evex_end, evex_end, __ATOMIC_RELEASE);
 }
 
 /* ------------------------------------------------------------------ */

@@ -62,27 +62,22 @@ struct ntm_route {
 
 /*
  * What the assembly reads: the selector's decisions that are one size
- * compare each.  All 0 (the gate all ones) until the policy is built, so
+ * compare each.  All 0 until the policy is built, so
  * that every call past the small path comes to C and the selector.
  *   inline_max[op]     the entries run their loop up to this many bytes
  *                      (where every ladder of op starts with it, and
  *                      below NTM_LEARN_MIN where the learning starts);
- *   shim_*             the preloaded functions' direct paths: the
- *                      classes of the AVX-512 width below
- *                      shim_evex_end (513, or 0), of the AVX2 width to 512
- *                      (memcpy and memmove 256) while shim_avx2_gate is
- *                      0 (all ones shuts a gate, as they start; the
- *                      copies from 33 bytes); where none is open, the
- *                      SSE2 width's small path below shim_sse2_below
- *                      (memset in preload_x86_64.S, the other names in
- *                      preload.c); memcpy's and memmove's SSE2 classes
- *                      below shim_copy_sse2_end on every width.
+ *   shim_*             the dispatching shim's direct paths
+ *                      (preload_x86_64.S): the classes of the AVX-512
+ *                      width below shim_evex_end, of the AVX2 width below
+ *                      shim_avx2_end (each 513 where the shim runs that
+ *                      width, else 0), and where neither serves, the
+ *                      SSE2 width's below shim_sse2_below (129, or 0;
+ *                      the other names' too, in preload.c).
  */
 struct ntm_limits {
 	size_t inline_max[2];
-	size_t shim_evex_end;   /* 513: the AVX-512 classes serve; 0 */
-	size_t shim_avx2_gate;  /* 0: the AVX2 classes serve; all ones */
-	size_t shim_sse2_below, shim_copy_sse2_end;
+	size_t shim_evex_end, shim_avx2_end, shim_sse2_below;
 };
 extern struct ntm_limits ntm_limits NTM_HIDDEN;
 

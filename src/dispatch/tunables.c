@@ -147,24 +147,9 @@ static size_t join_ladder(char *const *items, size_t n, size_t i, char *buf,
 /* shim_width=sse2|avx2|avx512: the preloaded shim's entry width, at most
  * what the CPU runs (a measuring hook: each width on one machine; the
  * process's policy is then that of a CPU no wider, select.c). */
-static const struct {
-	const char *name;
-	enum ntm_width width;
-} width_names[] = {{"sse2", NTM_WIDTH_SSE2}, {"avx2", NTM_WIDTH_AVX2},
-		   {"avx512", NTM_WIDTH_AVX512}};
-#define NWIDTHS (sizeof width_names / sizeof width_names[0])
-
-static enum ntm_width width_named(const char *name)
-{
-	for (size_t i = 0; i < NWIDTHS; i++)
-		if (!strcmp(name, width_names[i].name))
-			return width_names[i].width;
-	return NTM_WIDTH_NONE;
-}
-
 static void check_shim_width(struct policy *p, const char *value)
 {
-	enum ntm_width w = width_named(value);
+	enum ntm_width w = ntm_width_named(value);
 	enum ntm_width most = ntm_width_for(p->usable);
 	if (w == NTM_WIDTH_NONE)
 		ntm_policy_note(p, "NTMEM_TUNABLES: shim_width=%.40s: sse2, avx2 or "
@@ -183,7 +168,7 @@ enum ntm_width ntm_tunables_shim_width(const char *text)
 		char value[16];
 		snprintf(value, sizeof value, "%.*s", (int)strcspn(s + strlen(key), ","),
 			 s + strlen(key));
-		return width_named(value);
+		return ntm_width_named(value);
 	}
 	return NTM_WIDTH_NONE;
 }

@@ -2,6 +2,7 @@
 #include "width.h"
 
 #include <stdint.h>
+#include <string.h>
 
 #include "cpu.h"
 
@@ -32,6 +33,28 @@ NTM_NO_SANITIZE enum ntm_width ntm_width_choose(void)
 #else
 	return ntm_width_for(0);
 #endif
+}
+
+const char *ntm_width_name(enum ntm_width w)
+{
+	switch (w) {
+	case NTM_WIDTH_SSE2:
+		return "sse2";
+	case NTM_WIDTH_AVX2:
+		return "avx2";
+	case NTM_WIDTH_AVX512:
+		return "avx512";
+	default:
+		return NULL;
+	}
+}
+
+enum ntm_width ntm_width_named(const char *name)
+{
+	for (enum ntm_width w = NTM_WIDTH_NONE; w < NTM_WIDTHS; w++)
+		if (ntm_width_name(w) && !strcmp(name, ntm_width_name(w)))
+			return w;
+	return NTM_WIDTH_NONE;
 }
 
 unsigned ntm_width_loop_requires(enum ntm_width w)

@@ -40,6 +40,14 @@ NTM_HIDDEN enum ntm_width ntm_width_for(unsigned usable);
  * w would run (for NTMEM_TUNABLES shim_width=, select.c). */
 NTM_HIDDEN unsigned ntm_width_usable(enum ntm_width w, unsigned usable);
 
+/* The name of width w where NTMEM_TUNABLES shim_width= and the shim's
+ * libraries of one width each (build/<name>/libntmem-preload.so) spell
+ * it: "sse2", "avx2" or "avx512"; NULL for the other widths. */
+NTM_HIDDEN const char *ntm_width_name(enum ntm_width w);
+
+/* The width of that name, NTM_WIDTH_NONE for any other. */
+NTM_HIDDEN enum ntm_width ntm_width_named(const char *name);
+
 /* The features of the cached vector loop that the entry points of width
  * w run inline (a variant of role NTMEM_ROLE_VECTOR that requires exactly
  * these, registry.c's ntm_width_loop), 0 where they run none. */

@@ -69,11 +69,11 @@ const char ntmem_preload_version[] = STR(NTMEM_VERSION_MAJOR) "." STR(
  * 5-15% over glibc's memcpy; docs/results.md).  On x86-64 the small paths
  * read no data but the selector's limits (ntm_limits, set by
  * ntm_select_set_shim()): memcpy, memmove, memset and their _chk forms
- * run the classes of the shim's width in preload_x86_64.S, and the other
- * names below shim_sse2_below jump straight to the SSE2 entry points.
- * The limits are 0 and the gate shut until the constructor has routed
- * the calls, and while counting: every call then
- * takes its route.  Elsewhere they stay 0.
+ * run the classes of the shim's width in preload_x86_64.S (in a width's
+ * own build of the shim, with no limit at all), and the other names
+ * below shim_sse2_below jump straight to the SSE2 entry points.  The
+ * limits are 0 until the constructor has routed the calls, and while
+ * counting: every call then takes its route.  Elsewhere they stay 0.
  */
 #if defined(__x86_64__)
 NTM_HIDDEN void *ntm_entry_set_sse2(void *dst, int c, size_t n);

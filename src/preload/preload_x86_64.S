@@ -9,16 +9,16 @@
  * So does a compare more: each limit is therefore one of the compares
  * that pick the size class, not a test in front of them.
  *
- * The limits are the selector's (ntm_limits, dispatch/select.h).  The
- * AVX-512 width's classes serve below shim_evex_end (to 512 bytes), the
- * AVX2 width's behind shim_avx2_gate (to 512 bytes, the copies to 256:
- * SHIM_SET says how a gate works); elsewhere the SSE2 width's classes
- * below shim_sse2_below.
+ * This file builds four shims.  Each width's own library (SHIM_WIDTH_*
+ * defined: build/<width>/libntmem-preload.so) runs that width's classes
+ * with no other compare; ntmem run preloads the one for the CPU.  The
+ * dispatching library (libntmem-preload.so, for LD_PRELOAD by hand and
+ * for ntmem run --report) puts each width's classes behind a limit of
+ * the selector's (ntm_limits, dispatch/select.h), which is 0 until the
+ * constructor has routed the calls, and while counting: every call then
+ * goes on to its route, ntm_shim_routed_NAME in preload.c.
  * The small paths read no data but those limits, RIP-relative in the
- * shim's own data, so they are safe before this object is relocated; the
- * limits are 0 and the AVX2 gate shut until the constructor has routed the
- * calls, and while counting for ntmem run --report, so that every call
- * then goes on to its route: ntm_shim_routed_NAME, in preload.c.
+ * shim's own data, so they are safe before this object is relocated.
  */
 #include "asm_constants.h"
 #include "variants/classes_x86_64.h"
@@ -86,35 +86,19 @@
 .endm
 
 /*
- * name(dst, src, n[, dstlen]).  On the AVX-512 width (n below
- * shim_evex_end) the classes from 64 to 512 bytes come first, with no
- * taken branch to 128 bytes, then the pair of 32-byte moves to 64, and
- * below 32 the SSE2 classes: 16-32 bytes in a pair of 16-byte moves,
- * below 16 the two classes above.  Compared with the SSE2 classes first,
- * this took the shim from 0.6-0.95x glibc's time to 0.4-0.7x on the
- * fleet's mixes (docs/results.md).  The narrower widths come to the
- * same SSE2 classes below shim_copy_sse2_end, then to their own.
+ * The classes of one width, written once for the three (COPY_CLASSES,
+ * SET_CLASSES).  Each tests its classes in the order glibc's do: below
+ * one vector, up to two, then up to 8; the 4- and 8-vector classes are
+ * one taken branch away.  Every compare on the way to a class costs a
+ * small call 2-3% of its time (65-128 byte copies on the Xeon:
+ * docs/results.md), so the width's own libraries (SHIM_WIDTH, below)
+ * make no compare but these, and the dispatching library one more per
+ * width it passes.  Beyond its reach a class sequence jumps to the
+ * name's route, which is safe before the constructor has run (preload.c).
  */
-.macro SHIM_COPY name, chk
-SHIM_FUNCTION \name
-	CHECK_DSTLEN \chk
-	mov	%rdi, %rax
-	cmp	ntm_limits+LIMITS_SHIM_EVEX_END(%rip), %rdx
-	jae	.Lnarrow_\name
-	cmp	$64, %rdx
-	jb	.Lbelow64_\name
-	COPY_SMALL 64, vmovdqu64, %zmm16, %zmm17, %zmm18, %zmm19, %zmm20, %zmm21, %zmm22, %zmm23, %ymm16, %ymm17, %xmm16, %xmm17, vmovdqu64, over1=1
-	.p2align 4
-.Lbelow64_\name:
-	cmp	$32, %rdx
-	ja	.Lpair32_\name
-.Lupto32_\name:
-	cmp	$16, %rdx
-	jb	.Lbelow16_\name
-	COPY_PAIR 16, movdqu, %xmm0, %xmm1, movdqu, %xmm0, %xmm1, %rdi, %rsi, %rdx, 0
-	ret
-	.p2align 4
-.Lbelow16_\name:
+
+/* n < 16: the two classes above. */
+.macro COPY_BELOW16 name
 	cmp	$4, %rdx
 	jb	.Lbelow4_\name
 	COPY_4_TO_16
@@ -125,71 +109,191 @@ SHIM_FUNCTION \name
 	COPY_1_TO_3
 .Lnone_\name:
 	ret
+.endm
+
+/* n < 32: 16 bytes or more in a pair of 16-byte moves, else COPY_BELOW16. */
+.macro COPY_BELOW32 name
+	cmp	$16, %rdx
+	jb	.Lbelow16_\name
+	COPY_PAIR 16, movdqu, %xmm0, %xmm1, movdqu, %xmm0, %xmm1, %rdi, %rsi, %rdx, 0
+	ret
 	.p2align 4
-.Lpair32_\name:
+.Lbelow16_\name:
+	COPY_BELOW16 \name
+.endm
+
+/* rdi <- rsi, rdx bytes, rax = rdi; the classes of vector width V, to
+ * 8V, and the route above.  Below one vector: on the AVX-512 width a
+ * pair of 32-byte moves from 32 bytes, then COPY_BELOW32 (the AVX2
+ * width's below 32, the SSE2 width's below 16 only). */
+.macro COPY_CLASSES name, tag, V, movu, r0, r1, r2, r3, r4, r5, r6, r7, vzu
+	cmp	$\V, %rdx
+	jb	.Lbelow1_\tag
+	cmp	$2*\V, %rdx
+	ja	.Lover2_\tag
+	COPY_PAIR \V, \movu, \r0, \r1, \movu, \r0, \r1, %rdi, %rsi, %rdx, 0
+	RETURN	\vzu
+	.p2align 4
+.Lover2_\tag:
+	cmp	$8*\V, %rdx
+	ja	ntm_shim_routed_\name
+	COPY_SMALL \V, \movu, \r0, \r1, \r2, \r3, \r4, \r5, \r6, \r7, none, none, none, none, none, arg=\vzu, not2=1, over1=1
+	.p2align 4
+.Lbelow1_\tag:
+	.if \V == 64
+	cmp	$32, %rdx
+	jb	.Lbelow32_\tag
 	COPY_PAIR 32, vmovdqu64, %ymm16, %ymm17, vmovdqu64, %ymm16, %ymm17, %rdi, %rsi, %rdx, 0
 	ret
 	.p2align 4
-.Lnarrow_\name:
-	cmp	ntm_limits+LIMITS_SHIM_COPY_SSE2_END(%rip), %rdx
-	jb	.Lupto32_\name
-	.p2align 4
-.Lavx2_\name:
-	/* The AVX2 width's classes to 256 bytes behind their own gate. */
-	mov	ntm_limits+LIMITS_SHIM_AVX2_GATE(%rip), %rcx
-	or	%rdx, %rcx
-	cmp	$256, %rcx
-	ja	.Lsse2_\name
+.Lbelow32_\tag:
+	.endif
+	.if \V == 16
+	COPY_BELOW16 \tag
+	.else
+	COPY_BELOW32 \tag
+	.endif
+.endm
+
+/* rdi <- c (esi), rdx bytes, rax = rdi: the classes of vector width V,
+ * to 8V, then V's cached loop up to \loop_to bytes, and the route above.
+ * On the AVX-512 width, below 64 bytes only the 32-byte half is filled,
+ * and stored under a mask below 32 (SET_BELOW's mask32: docs/results.md,
+ * where it beat the full broadcast first). */
+.macro SET_CLASSES name, tag, V, movu, mova, r0, h32, h16, movh, bcast, qword, vzu, loop_to
+	.if \V == 64
 	cmp	$64, %rdx
-	ja	.Lavx2_over64_\name
-	COPY_PAIR 32, vmovdqu, %ymm0, %ymm1, vmovdqu, %ymm0, %ymm1, %rdi, %rsi, %rdx, 0
-	RETURN	1
+	jae	.Lover1_\tag
+	vpbroadcastb %esi, \h32
+	SET_BELOW 64, \r0, \movh, \h32, \h16, \qword, %rdi, %rdx, RETURN, 0, mask32=1
+	.p2align 6
+.Lover1_\tag:
+	\bcast
+	.else
+	\bcast
+	cmp	$\V, %rdx
+	jb	.Lbelow1_\tag
+	.endif
+	cmp	$2*\V, %rdx
+	ja	.Lover2_\tag
+	SET_PAIR \V, \movu, \r0, %rdi, %rdx
+	RETURN	\vzu
 	.p2align 4
-.Lavx2_over64_\name:
-	COPY_SMALL 32, vmovdqu, %ymm0, %ymm1, %ymm2, %ymm3, %ymm4, %ymm5, %ymm6, %ymm7, none, none, %xmm0, %xmm1, vmovdqu, arg=1, not2=1, over1=1
+.Lover2_\tag:
+	cmp	$8*\V, %rdx
+	ja	.Lover8_\tag
+	SET_SMALL \V, \movu, \r0, none, none, none, none, %rdi, %rdx, RETURN, \vzu, not2=1, over1=1
 	.p2align 4
-.Lsse2_\name:
-	/* Where no gate is open, the SSE2 width's 4 and 8 vectors. */
-	cmp	ntm_limits+LIMITS_SHIM_SSE2_BELOW(%rip), %rdx
-	jae	ntm_shim_routed_\name
-	COPY_SMALL 16, movdqu, %xmm0, %xmm1, %xmm2, %xmm3, %xmm4, %xmm5, %xmm6, %xmm7, none, none, none, none, movdqu, not2=1, over1=1
+.Lover8_\tag:
+	.if \loop_to > 8*\V
+	cmp	$\loop_to, %rdx
+	ja	.Lroute_\tag
+	CACHED_SET_LOOP \V, \movu, \mova, \r0, \vzu
+	.endif
+.Lroute_\tag:
+	.if \vzu
+	vzeroupper
+	.endif
+	jmp	ntm_shim_routed_\name
+	.if \V < 64
+	.p2align 4
+.Lbelow1_\tag:
+	SET_BELOW \V, \r0, \movh, \h32, \h16, \qword, %rdi, %rdx, RETURN, \vzu
+	.endif
+.endm
+
+/* Each width's classes, by the arguments the classes take. */
+#define EVEX_COPY 64, vmovdqu64, %zmm16, %zmm17, %zmm18, %zmm19, %zmm20, %zmm21, %zmm22, %zmm23, 0
+#define AVX2_COPY 32, vmovdqu, %ymm0, %ymm1, %ymm2, %ymm3, %ymm4, %ymm5, %ymm6, %ymm7, 1
+#define SSE2_COPY 16, movdqu, %xmm0, %xmm1, %xmm2, %xmm3, %xmm4, %xmm5, %xmm6, %xmm7, 0
+#define EVEX_SET 64, vmovdqu64, vmovdqa64, %zmm16, %ymm16, %xmm16, vmovdqu64, BCAST_EVEX, QWORD_EVEX, 0, 512
+#define AVX2_SET 32, vmovdqu, vmovdqa, %ymm0, none, %xmm0, vmovdqu, BCAST_AVX2, QWORD_AVX2, 1, 512
+#define SSE2_SET 16, movdqu, movdqa, %xmm0, none, none, movdqu, BCAST_SSE2, QWORD_SSE2, 0, 512
+
+/* CLASSES_OF(name, tag, kind, width): the classes of name (its route),
+ * their labels made unique by tag; kind COPY or SET, width EVEX, AVX2 or
+ * SSE2 (a macro naming one is expanded first). */
+#define CLASSES_OF(name, tag, kind, width) CLASSES_OF_(name, tag, kind, width)
+#define CLASSES_OF_(name, tag, kind, width) kind##_CLASSES name, tag, width##_##kind
+
+#if defined(SHIM_WIDTH_AVX512) || defined(SHIM_WIDTH_AVX2) || defined(SHIM_WIDTH_SSE2)
+/*
+ * A width's own library (SHIM_WIDTH_*): its classes and nothing else,
+ * no width to test.  ntmem run preloads the one for the width this CPU
+ * runs, so that a call costs what glibc's, chosen once by its IFUNC,
+ * does (an IFUNC here cannot be: preload.c).  Loaded on a CPU without
+ * the width, its first small call would be an illegal instruction; the
+ * dispatching library is the one to name in LD_PRELOAD by hand.
+ */
+#if defined(SHIM_WIDTH_AVX512)
+#define SHIM_W EVEX
+#elif defined(SHIM_WIDTH_AVX2)
+#define SHIM_W AVX2
+#else
+#define SHIM_W SSE2
+#endif
+.macro SHIM_COPY name, chk
+SHIM_FUNCTION \name
+	CHECK_DSTLEN \chk
+	mov	%rdi, %rax
+	CLASSES_OF(\name, \name, COPY, SHIM_W)
+	.size	\name, .-\name
+.endm
+.macro SHIM_SET name, chk
+SHIM_FUNCTION \name
+	CHECK_DSTLEN \chk
+	mov	%rdi, %rax
+	CLASSES_OF(\name, \name, SET, SHIM_W)
 	.size	\name, .-\name
 .endm
 
-/* name(dst, c, n[, dstlen]).  On the AVX-512 width, below shim_evex_end
- * (to 512 bytes), its entry's classes: the masked store below one vector
- * has no branch on the size, where the SSE2 classes below 16 bytes took
- * three times glibc's time on a mix of random sizes (docs/results.md).
- * The AVX2 width's to 512 bytes behind a gate that is no compare of its
- * own: shim_avx2_gate (0, or all ones) ORed into a copy of n that the
- * class compares read, so that a closed gate sends every call past the
- * largest class, and one value serves memset to 512 bytes and the copies
- * to 256.  (A limit of 513, as on the AVX-512 width, cost the AVX2 copies
- * above 256 bytes two compares more on their way to the route.)
- * Where neither is open, the SSE2 width's below shim_sse2_below. */
+#else
+/*
+ * The dispatching library: each width's classes behind its limit, one
+ * compare that is also the size's (shim_evex_end and shim_avx2_end: 513
+ * where the width serves, else 0; shim_sse2_below 129, or 0).  The
+ * limits are 0 until the constructor has routed the calls, and while
+ * counting for ntmem run --report: every call then goes to its route.
+ */
+.macro SHIM_COPY name, chk
+SHIM_FUNCTION \name
+	CHECK_DSTLEN \chk
+	mov	%rdi, %rax
+	cmp	ntm_limits+LIMITS_SHIM_EVEX_END(%rip), %rdx
+	jae	.Lnot_evex_\name
+	CLASSES_OF(\name, \name\()_evex, COPY, EVEX)
+	.p2align 4
+.Lnot_evex_\name:
+	cmp	ntm_limits+LIMITS_SHIM_AVX2_END(%rip), %rdx
+	jae	.Lnot_avx2_\name
+	CLASSES_OF(\name, \name\()_avx2, COPY, AVX2)
+	.p2align 4
+.Lnot_avx2_\name:
+	cmp	ntm_limits+LIMITS_SHIM_SSE2_BELOW(%rip), %rdx
+	jae	ntm_shim_routed_\name
+	CLASSES_OF(\name, \name\()_sse2, COPY, SSE2)
+	.size	\name, .-\name
+.endm
 .macro SHIM_SET name, chk
 SHIM_FUNCTION \name
 	CHECK_DSTLEN \chk
 	mov	%rdi, %rax
 	cmp	ntm_limits+LIMITS_SHIM_EVEX_END(%rip), %rdx
-	jae	.Lavx2_\name
-	CACHED_SET_SIZES \name\()_evex, 64, vmovdqu64, %zmm16, %ymm16, %xmm16, vmovdqu64, QWORD_EVEX, 0, BCAST_EVEX, half_below=1
+	jae	.Lnot_evex_\name
+	CLASSES_OF(\name, \name\()_evex, SET, EVEX)
 	.p2align 4
-.Lavx2_\name:
-	mov	ntm_limits+LIMITS_SHIM_AVX2_GATE(%rip), %rcx
-	or	%rdx, %rcx
-	cmp	$512, %rcx
-	ja	.Lsse2_\name
-	CACHED_SET_SIZES \name\()_avx2, 32, vmovdqu, %ymm0, none, %xmm0, vmovdqu, QWORD_AVX2, 1, BCAST_AVX2
-	CACHED_SET_LOOP 32, vmovdqu, vmovdqa, %ymm0, 1
+.Lnot_evex_\name:
+	cmp	ntm_limits+LIMITS_SHIM_AVX2_END(%rip), %rdx
+	jae	.Lnot_avx2_\name
+	CLASSES_OF(\name, \name\()_avx2, SET, AVX2)
 	.p2align 4
-.Lsse2_\name:
+.Lnot_avx2_\name:
 	cmp	ntm_limits+LIMITS_SHIM_SSE2_BELOW(%rip), %rdx
 	jae	ntm_shim_routed_\name
-	CACHED_SET_SIZES \name, 16, movdqu, %xmm0, none, none, movdqu, QWORD_SSE2, 0, BCAST_SSE2
-	jmp	ntm_shim_routed_\name
+	CLASSES_OF(\name, \name\()_sse2, SET, SSE2)
 	.size	\name, .-\name
 .endm
+#endif
 
 	SHIM_COPY memcpy, 0
 	SHIM_COPY memmove, 0

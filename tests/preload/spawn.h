@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "../harness.h"
+#include "measure/shim_path.h"
 #include "ntmem.h"
 
 /* A shim built with AddressSanitizer cannot be preloaded into other
@@ -59,8 +60,12 @@ struct outcome {
 
 /* Where the build under test keeps things: the ntmem binary, the shim
  * next to it, the helper programs under tests/preload/. */
+/* shim: the library ntmem run preloads here, the one of this CPU's width
+ * (or NTMEM_TUNABLES shim_width='s) where the build has it; dispatching:
+ * the one that runs every width, which ntmem run --report preloads. */
 struct places {
-	char ntmem[PATH_MAX], shim[PATH_MAX], helpers[PATH_MAX];
+	char ntmem[PATH_MAX], shim[PATH_MAX], dispatching[PATH_MAX];
+	char helpers[PATH_MAX];
 };
 
 static inline int find_places(struct places *p)
@@ -71,8 +76,13 @@ static inline int find_places(struct places *p)
 	snprintf(dir, sizeof dir, "%s", p->ntmem);
 	*strrchr(dir, '/') = '\0';
 	snprintf(shim, sizeof shim, "%s/libntmem-preload.so", dir);
-	if (!realpath(shim, p->shim))
+	if (!realpath(shim, p->dispatching))
 		return -1;
+	const char *width = shim_width_dir(getenv("NTMEM_TUNABLES"));
+	snprintf(shim, sizeof shim, "%s/%s/libntmem-preload.so", dir,
+		 width ? width : ".");
+	if (!realpath(shim, p->shim))
+		snprintf(p->shim, sizeof p->shim, "%s", p->dispatching);
 	snprintf(p->helpers, sizeof p->helpers, "%.*s/tests/preload",
 		 PATH_MAX - 20, dir);
 	return 0;

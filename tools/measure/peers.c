@@ -7,6 +7,7 @@
 #include <link.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "shim_path.h"
@@ -79,7 +80,9 @@ static int locate(struct peer *p, const struct peer_def *def, const char *path)
 		return 0;
 	}
 	char dir[PATH_MAX];
-	if (shim_find(shim_exe_dir(dir, sizeof dir), shim_libdir(), p->path,
+	/* The one ntmem run would preload (NTMEM_TUNABLES shim_width= too). */
+	const char *width = shim_width_dir(getenv("NTMEM_TUNABLES"));
+	if (shim_find(shim_exe_dir(dir, sizeof dir), shim_libdir(), width, p->path,
 		      sizeof p->path, p->why, sizeof p->why))
 		return -1;
 	return 0;

@@ -8,6 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "introspect.h"
+
 #ifndef NTMEM_LIBDIR
 #define NTMEM_LIBDIR "/usr/local/lib"
 #endif
@@ -30,28 +32,42 @@ const char *shim_exe_dir(char *buf, size_t len)
 	return buf;
 }
 
-int shim_find(const char *exe_dir, const char *libdir, char *path,
-	      size_t len, char *why, size_t why_len)
+/* dir/under/width/SHIM_NAME (no width: dir/under/SHIM_NAME), resolved,
+ * into path if it is there and fits. */
+static int try_dir(const char *dir, const char *under, const char *width,
+		   char *path, size_t len)
+{
+	char candidate[PATH_MAX];
+	snprintf(candidate, sizeof candidate, "%s%s/%s%s%s", dir, under,
+		 width ? width : "", width ? "/" : "", SHIM_NAME);
+	char *real = realpath(candidate, NULL);
+	int found = real && access(real, R_OK) == 0 && strlen(real) < len;
+	if (found)
+		strcpy(path, real);
+	free(real);
+	return found;
+}
+
+int shim_find(const char *exe_dir, const char *libdir, const char *width,
+	      char *path, size_t len, char *why, size_t why_len)
 {
 	const char *dirs[] = {exe_dir, exe_dir, libdir};
 	const char *under[] = {"", "/../lib", ""};
-	char candidate[PATH_MAX];
-	for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
-		if (!dirs[i])
-			continue;
-		snprintf(candidate, sizeof candidate, "%s%s/%s", dirs[i], under[i],
-			 SHIM_NAME);
-		char *real = realpath(candidate, NULL);
-		if (real && access(real, R_OK) == 0 && strlen(real) < len) {
-			strcpy(path, real);
-			free(real);
-			return 0;
-		}
-		free(real);
-	}
+	for (int own = width != NULL; own >= 0; own--)
+		for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++)
+			if (dirs[i] && try_dir(dirs[i], under[i], own ? width : NULL,
+					       path, len))
+				return 0;
 	snprintf(why, why_len, "cannot find %s: it is neither next to the ntmem "
 		 "binary (%s), nor in ../lib beside it, nor in %s; build it with "
 		 "'make' or install it with 'make install'", SHIM_NAME,
 		 exe_dir ? exe_dir : "unknown", libdir);
 	return -1;
+}
+
+const char *shim_width_dir(const char *tunables)
+{
+	enum ntm_width most = ntm_width_choose();
+	enum ntm_width w = tunables ? ntm_tunables_shim_width(tunables) : NTM_WIDTH_NONE;
+	return ntm_width_name(w != NTM_WIDTH_NONE && w <= most ? w : most);
 }

@@ -16,8 +16,16 @@ const char *shim_exe_dir(char *buf, size_t len);
 
 /* The shim in exe_dir (the build tree), else in exe_dir/../lib (an
  * installed tree, wherever PREFIX put it), else in libdir: its absolute
- * path into path.  Returns 0, or -1 with where it looked in why. */
-int shim_find(const char *exe_dir, const char *libdir, char *path,
-	      size_t len, char *why, size_t why_len);
+ * path into path.  With a width (shim_width_dir()), the library of that
+ * width's own in the first of them that has one, width/SHIM_NAME; else
+ * the dispatching one.  Returns 0, or -1 with where it looked in why. */
+int shim_find(const char *exe_dir, const char *libdir, const char *width,
+	      char *path, size_t len, char *why, size_t why_len);
+
+/* The vector width the shim runs in a process given NTMEM_TUNABLES
+ * tunables (NULL: none): shim_width= where this CPU runs it, else the
+ * CPU's own.  Its name ("avx512", ...), or NULL where the shim has no
+ * library of one width (not x86-64). */
+const char *shim_width_dir(const char *tunables);
 
 #endif

@@ -26,6 +26,7 @@
 #include "introspect.h"
 #include "measure/measure.h"
 #include "measure/shim_path.h"
+#include "run_env.h"
 #include "util/size.h"
 
 
@@ -234,24 +235,33 @@ int run_check_tunables(const char *tunables, struct cli_error *e)
 	return cli_error(e, CLI_USAGE, "the policy options: %s", why);
 }
 
-int run_find_shim(const char *exe_dir, const char *libdir, char *path,
-		  size_t len, struct cli_error *e)
+int run_find_shim(const char *exe_dir, const char *libdir, const char *width,
+		  char *path, size_t len, struct cli_error *e)
 {
 	char why[sizeof e->msg];
-	if (shim_find(exe_dir, libdir, path, len, why, sizeof why))
+	if (shim_find(exe_dir, libdir, width, path, len, why, sizeof why))
 		return cli_error(e, CLI_FAILED, "%s", why);
 	return 0;
 }
 
-/* The shim's absolute path, once the policy options are known good. */
+/* The shim's absolute path, once the policy options are known good: the
+ * library of the width the program's shim will run, whose small calls
+ * test no width (preload_x86_64.S); for a report, the dispatching one,
+ * which alone can count every call. */
 static int find_shim(const struct run_options *o, char *shim, size_t len,
 		     struct cli_error *e)
 {
-	char dir[PATH_MAX];
-	return run_check_tunables(o->tunables, e) ||
-			       run_find_shim(shim_exe_dir(dir, sizeof dir), shim_libdir(),
-					     shim, len, e)
-		       ? -1 : 0;
+	char dir[PATH_MAX], joined[RUN_TUNABLES_MAX + 1];
+	if (run_check_tunables(o->tunables, e))
+		return -1;
+	const char *had = getenv("NTMEM_TUNABLES"), *tunables = had;
+	if (*o->tunables && !run_join_tunables(had, o->tunables, joined,
+						sizeof joined, e))
+		tunables = joined;
+	const char *width = o->report || o->report_json ? NULL
+							: shim_width_dir(tunables);
+	return run_find_shim(shim_exe_dir(dir, sizeof dir), shim_libdir(), width,
+			     shim, len, e);
 }
 
 /* ntmem run's own failure: usage errors exit 2, the rest RUN_FAILED. */

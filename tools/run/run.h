@@ -48,9 +48,10 @@ int run_parse(int argc, char **argv, struct run_options *o, int *help,
 int run_check_tunables(const char *tunables, struct cli_error *e);
 
 /* The shim: libntmem-preload.so in exe_dir, else in exe_dir/../lib,
- * else in libdir, as an absolute path.  -1 (CLI_FAILED, which cmd_run
- * turns into RUN_FAILED) saying where it looked. */
-int run_find_shim(const char *exe_dir, const char *libdir, char *path,
-		  size_t len, struct cli_error *e);
+ * else in libdir, as an absolute path; with a width (shim_width_dir()),
+ * that width's own library where one of them has it.  -1 (CLI_FAILED,
+ * which cmd_run turns into RUN_FAILED) saying where it looked. */
+int run_find_shim(const char *exe_dir, const char *libdir, const char *width,
+		  char *path, size_t len, struct cli_error *e);
 
 #endif
