@@ -263,18 +263,23 @@ check_install() {
 		failed "make install DESTDIR=$stagedir" "$PKG_WORK/install.log"
 		return
 	fi
-	missing=
+	missing= widths=
+	[ "$(gcc -dumpmachine | cut -d- -f1)" = x86_64 ] &&
+		widths="lib/sse2/libntmem-preload.so lib/avx2/libntmem-preload.so lib/avx512/libntmem-preload.so"
 	for f in include/ntmem.h lib/libntmem.a lib/libntmem.so lib/libntmem.so.0 \
 		lib/pkgconfig/ntmem.pc lib/cmake/ntmem/ntmemConfig.cmake \
 		lib/cmake/ntmem/ntmemConfigVersion.cmake lib/libntmem-preload.so \
-		bin/ntmem share/man/man1/ntmem.1 share/man/man3/ntmem.3; do
+		$widths bin/ntmem share/man/man1/ntmem.1 share/man/man3/ntmem.3; do
 		[ -e "$prefix/$f" ] || missing="$missing $f"
 	done
-	# The installed tool finds the installed shim (../lib beside it).
+	# The installed tool finds the installed shim (../lib beside it): on
+	# x86-64 the build of this CPU's width, below it.
 	preload=$(env -u LD_PRELOAD "$prefix/bin/ntmem" run -- sh -c 'echo "$LD_PRELOAD"' 2>&1)
+	libreal=$(cd "$prefix/lib" && pwd -P)
 	if [ -n "$missing" ]; then
 		failed "make install DESTDIR: not installed:$missing"
-	elif [ "$preload" != "$(cd "$prefix/lib" && pwd -P)/libntmem-preload.so" ]; then
+	elif [ "$preload" != "$libreal/libntmem-preload.so" ] &&
+		! echo "$preload" | grep -qx "$libreal/\(sse2\|avx2\|avx512\)/libntmem-preload\.so"; then
 		failed "make install DESTDIR: the installed ntmem run preloads '$preload', not the installed shim"
 	else
 		passed "make install DESTDIR: every file, and ntmem run preloads the installed shim"
@@ -355,9 +360,11 @@ check_unpacked() {
 	# The packaged tool looks for the shim where the package puts it: it
 	# preloads it from there when the package is installed, and otherwise
 	# says that it looked there.
-	shim=$(dpkg -c "$debs"/ntmem_*.deb | sed -n 's|.* \./\(.*/libntmem-preload\.so\)$|/\1|p')
+	# (The dispatching shim's directory; each width's build is below it.)
+	shim=$(dpkg -c "$debs"/ntmem_*.deb | sed -n 's|.* \./\(.*/ntmem/libntmem-preload\.so\)$|/\1|p')
 	said=$(env -u LD_PRELOAD "$root/usr/bin/ntmem" run -- sh -c 'echo "$LD_PRELOAD"' 2>&1)
 	if [ -n "$shim" ] && { [ "$said" = "$shim" ] ||
+		[ "$(dirname "$(dirname "$said")")" = "$(dirname "$shim")" ] ||
 		echo "$said" | grep -qF "nor in $(dirname "$shim");"; }; then
 		passed "ntmem run looks for the shim in $(dirname "$shim"), where the package puts it"
 	else

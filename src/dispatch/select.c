@@ -113,6 +113,9 @@ void ntm_select_set_shim(int width, int counting)
 		avx2_end = NTM_SMALL_VECTORS * 64 + 1;
 	if (!counting)
 		sse2_below = NTM_SMALL_VECTORS * 16 + 1;
+#else
+	(void)width;
+	(void)counting;
 #endif
 	/* The wider widths' limits shut first and opened last: each width's
 	 * classes are correct at any size below its limit. */
