@@ -100,17 +100,17 @@ void ntm_select_set_inline(const struct policy *p)
 				 __ATOMIC_RELAXED);
 }
 
-/* The dispatching shim runs the classes of its width to 512 bytes, and
- * where that is neither AVX-512 nor AVX2 the SSE2 width's to 128
+/* The dispatching shim runs the classes of its width, and where that is
+ * neither AVX-512 nor AVX2 the SSE2 width's to 128 bytes
  * (preload_x86_64.S); while counting, none. */
 void ntm_select_set_shim(int width, int counting)
 {
 	size_t evex_end = 0, avx2_end = 0, sse2_below = 0;
 #if defined(__x86_64__)
 	if (!counting && width == NTM_WIDTH_AVX512)
-		evex_end = NTM_SMALL_VECTORS * 64 + 1;
+		evex_end = SIZE_MAX;
 	else if (!counting && width == NTM_WIDTH_AVX2)
-		avx2_end = NTM_SMALL_VECTORS * 64 + 1;
+		avx2_end = SIZE_MAX;
 	if (!counting)
 		sse2_below = NTM_SMALL_VECTORS * 16 + 1;
 #else
@@ -118,7 +118,7 @@ void ntm_select_set_shim(int width, int counting)
 	(void)counting;
 #endif
 	/* The wider widths' limits shut first and opened last: each width's
-	 * classes are correct at any size below its limit. */
+	 * classes serve any size below its limit. */
 	__atomic_store_n(&ntm_limits.shim_evex_end, 0, __ATOMIC_RELEASE);
 	__atomic_store_n(&ntm_limits.shim_avx2_end, 0, __ATOMIC_RELEASE);
 	__atomic_store_n(&ntm_limits.shim_sse2_below, sse2_below, __ATOMIC_RELEASE);

@@ -70,8 +70,8 @@ struct ntm_route {
  *   shim_*             the dispatching shim's direct paths
  *                      (preload_x86_64.S): the classes of the AVX-512
  *                      width below shim_evex_end, of the AVX2 width below
- *                      shim_avx2_end (each 513 where the shim runs that
- *                      width, else 0), and where neither serves, the
+ *                      shim_avx2_end (each all ones where the shim runs
+ *                      that width, else 0), and where neither serves, the
  *                      SSE2 width's below shim_sse2_below (129, or 0;
  *                      the other names' too, in preload.c).
  */

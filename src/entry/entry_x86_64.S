@@ -90,15 +90,7 @@ FUNCTION ntm_entry_copy_\w
 	CACHED_COPY_SIZES \w\()_e, \V, \movu, \r0, \r1, \r2, \r3, \r4, \r5, \r6, \r7, \h32a, \h32b, \h16a, \h16b, \movh, \vzu
 	cmp	ntm_limits+LIMITS_INLINE_COPY(%rip), %rdx
 	ja	.Lcopy_large_\w
-	/* Overlap: dst - src < n or src - dst < n (unsigned). */
-	mov	%rdi, %r8
-	sub	%rsi, %r8
-	cmp	%rdx, %r8
-	jb	.Lcopy_large_\w
-	mov	%rsi, %r8
-	sub	%rdi, %r8
-	cmp	%rdx, %r8
-	jb	.Lcopy_large_\w
+	JUMP_IF_OVERLAP .Lcopy_large_\w
 	CACHED_COPY_LOOP \V, \movu, \mova, \r0, \r1, \r2, \r3, \r4, \r5, \r6, \r7, \vzu
 .Lcopy_large_\w:
 	TO_LADDER copy, \vzu

@@ -97,118 +97,117 @@
  * name's route, which is safe before the constructor has run (preload.c).
  */
 
-/* n < 16: the two classes above. */
-.macro COPY_BELOW16 name
-	cmp	$4, %rdx
-	jb	.Lbelow4_\name
-	COPY_4_TO_16
-	ret
-.Lbelow4_\name:
-	test	%rdx, %rdx
-	jz	.Lnone_\name
-	COPY_1_TO_3
-.Lnone_\name:
-	ret
-.endm
-
-/* n < 32: 16 bytes or more in a pair of 16-byte moves, else COPY_BELOW16. */
-.macro COPY_BELOW32 name
+/*
+ * Below one vector, the smallest sizes first: in the fleet's copy mixes
+ * most calls are under 16 bytes (GoogleL: 59% of 1 to 3), and each taken
+ * branch on their way cost them more than a compare (docs/results.md).
+ * From 32 bytes (the AVX-512 width) a pair of 32-byte moves, from 16 a
+ * pair of 16-byte moves, then the classes above.
+ */
+.macro COPY_BELOW tag, V
+	.if \V == 64
+	cmp	$32, %rdx
+	jae	.Lpair32_\tag
+	.endif
+	.if \V >= 32
 	cmp	$16, %rdx
-	jb	.Lbelow16_\name
-	COPY_PAIR 16, movdqu, %xmm0, %xmm1, movdqu, %xmm0, %xmm1, %rdi, %rsi, %rdx, 0
+	jae	.Lpair16_\tag
+	.endif
+	cmp	$4, %rdx
+	jae	.Lfrom4_\tag
+	test	%rdx, %rdx
+	jz	.Lnone_\tag
+	COPY_1_TO_3
+.Lnone_\tag:
 	ret
 	.p2align 4
-.Lbelow16_\name:
-	COPY_BELOW16 \name
+.Lfrom4_\tag:
+	COPY_4_TO_16
+	ret
+	.if \V >= 32
+	.p2align 4
+.Lpair16_\tag:
+	COPY_PAIR 16, movdqu, %xmm0, %xmm1, movdqu, %xmm0, %xmm1, %rdi, %rsi, %rdx, 0
+	ret
+	.endif
+	.if \V == 64
+	.p2align 4
+.Lpair32_\tag:
+	COPY_PAIR 32, vmovdqu64, %ymm16, %ymm17, vmovdqu64, %ymm16, %ymm17, %rdi, %rsi, %rdx, 0
+	ret
+	.endif
 .endm
 
-/* rdi <- rsi, rdx bytes, rax = rdi; the classes of vector width V, to
- * 8V, and the route above.  Below one vector: on the AVX-512 width a
- * pair of 32-byte moves from 32 bytes, then COPY_BELOW32 (the AVX2
- * width's below 32, the SSE2 width's below 16 only). */
-.macro COPY_CLASSES name, tag, V, movu, r0, r1, r2, r3, r4, r5, r6, r7, vzu
+/* rdi <- rsi, rdx bytes, rax = rdi; below one vector COPY_BELOW, then the
+ * classes of vector width V to 8V; above, as the entry points do, V's
+ * cached loop up to the selector's inline limit for buffers apart, else
+ * the route. */
+.macro COPY_CLASSES name, tag, V, movu, mova, r0, r1, r2, r3, r4, r5, r6, r7, vzu
 	cmp	$\V, %rdx
-	jb	.Lbelow1_\tag
+	jae	.Lover1_\tag
+	COPY_BELOW \tag, \V
+	.p2align 6
+.Lover1_\tag:
 	cmp	$2*\V, %rdx
 	ja	.Lover2_\tag
 	COPY_PAIR \V, \movu, \r0, \r1, \movu, \r0, \r1, %rdi, %rsi, %rdx, 0
 	RETURN	\vzu
 	.p2align 4
 .Lover2_\tag:
-	cmp	$8*\V, %rdx
+	COPY_SMALL \V, \movu, \r0, \r1, \r2, \r3, \r4, \r5, \r6, \r7, none, none, none, none, none, arg=\vzu, above=.Lover8_\tag, not2=1, over1=1
+	.p2align 4
+.Lover8_\tag:
+	cmp	ntm_limits+LIMITS_INLINE_COPY(%rip), %rdx
 	ja	ntm_shim_routed_\name
-	COPY_SMALL \V, \movu, \r0, \r1, \r2, \r3, \r4, \r5, \r6, \r7, none, none, none, none, none, arg=\vzu, not2=1, over1=1
-	.p2align 4
-.Lbelow1_\tag:
-	.if \V == 64
-	cmp	$32, %rdx
-	jb	.Lbelow32_\tag
-	COPY_PAIR 32, vmovdqu64, %ymm16, %ymm17, vmovdqu64, %ymm16, %ymm17, %rdi, %rsi, %rdx, 0
-	ret
-	.p2align 4
-.Lbelow32_\tag:
-	.endif
-	.if \V == 16
-	COPY_BELOW16 \tag
-	.else
-	COPY_BELOW32 \tag
-	.endif
+	JUMP_IF_OVERLAP ntm_shim_routed_\name
+	CACHED_COPY_LOOP \V, \movu, \mova, \r0, \r1, \r2, \r3, \r4, \r5, \r6, \r7, \vzu
 .endm
 
 /* rdi <- c (esi), rdx bytes, rax = rdi: the classes of vector width V,
- * to 8V, then V's cached loop up to \loop_to bytes, and the route above.
+ * to 8V, then V's cached loop up to the selector's inline limit, and the
+ * route above, as the entry points do.
  * On the AVX-512 width, below 64 bytes only the 32-byte half is filled,
  * and stored under a mask below 32 (SET_BELOW's mask32: docs/results.md,
  * where it beat the full broadcast first). */
-.macro SET_CLASSES name, tag, V, movu, mova, r0, h32, h16, movh, bcast, qword, vzu, loop_to
-	.if \V == 64
-	cmp	$64, %rdx
+.macro SET_CLASSES name, tag, V, movu, mova, r0, h32, h16, movh, bcast, qword, vzu
+	cmp	$\V, %rdx
 	jae	.Lover1_\tag
+	.if \V == 64
 	vpbroadcastb %esi, \h32
 	SET_BELOW 64, \r0, \movh, \h32, \h16, \qword, %rdi, %rdx, RETURN, 0, mask32=1
+	.else
+	\bcast
+	SET_BELOW \V, \r0, \movh, \h32, \h16, \qword, %rdi, %rdx, RETURN, \vzu
+	.endif
 	.p2align 6
 .Lover1_\tag:
 	\bcast
-	.else
-	\bcast
-	cmp	$\V, %rdx
-	jb	.Lbelow1_\tag
-	.endif
 	cmp	$2*\V, %rdx
 	ja	.Lover2_\tag
 	SET_PAIR \V, \movu, \r0, %rdi, %rdx
 	RETURN	\vzu
 	.p2align 4
 .Lover2_\tag:
-	cmp	$8*\V, %rdx
-	ja	.Lover8_\tag
-	SET_SMALL \V, \movu, \r0, none, none, none, none, %rdi, %rdx, RETURN, \vzu, not2=1, over1=1
+	SET_SMALL \V, \movu, \r0, none, none, none, none, %rdi, %rdx, RETURN, \vzu, .Lover8_\tag, not2=1, over1=1
 	.p2align 4
 .Lover8_\tag:
-	.if \loop_to > 8*\V
-	cmp	$\loop_to, %rdx
+	cmp	ntm_limits+LIMITS_INLINE_SET(%rip), %rdx
 	ja	.Lroute_\tag
 	CACHED_SET_LOOP \V, \movu, \mova, \r0, \vzu
-	.endif
 .Lroute_\tag:
 	.if \vzu
 	vzeroupper
 	.endif
 	jmp	ntm_shim_routed_\name
-	.if \V < 64
-	.p2align 4
-.Lbelow1_\tag:
-	SET_BELOW \V, \r0, \movh, \h32, \h16, \qword, %rdi, %rdx, RETURN, \vzu
-	.endif
 .endm
 
 /* Each width's classes, by the arguments the classes take. */
-#define EVEX_COPY 64, vmovdqu64, %zmm16, %zmm17, %zmm18, %zmm19, %zmm20, %zmm21, %zmm22, %zmm23, 0
-#define AVX2_COPY 32, vmovdqu, %ymm0, %ymm1, %ymm2, %ymm3, %ymm4, %ymm5, %ymm6, %ymm7, 1
-#define SSE2_COPY 16, movdqu, %xmm0, %xmm1, %xmm2, %xmm3, %xmm4, %xmm5, %xmm6, %xmm7, 0
-#define EVEX_SET 64, vmovdqu64, vmovdqa64, %zmm16, %ymm16, %xmm16, vmovdqu64, BCAST_EVEX, QWORD_EVEX, 0, 512
-#define AVX2_SET 32, vmovdqu, vmovdqa, %ymm0, none, %xmm0, vmovdqu, BCAST_AVX2, QWORD_AVX2, 1, 512
-#define SSE2_SET 16, movdqu, movdqa, %xmm0, none, none, movdqu, BCAST_SSE2, QWORD_SSE2, 0, 512
+#define EVEX_COPY 64, vmovdqu64, vmovdqa64, %zmm16, %zmm17, %zmm18, %zmm19, %zmm20, %zmm21, %zmm22, %zmm23, 0
+#define AVX2_COPY 32, vmovdqu, vmovdqa, %ymm0, %ymm1, %ymm2, %ymm3, %ymm4, %ymm5, %ymm6, %ymm7, 1
+#define SSE2_COPY 16, movdqu, movdqa, %xmm0, %xmm1, %xmm2, %xmm3, %xmm4, %xmm5, %xmm6, %xmm7, 0
+#define EVEX_SET 64, vmovdqu64, vmovdqa64, %zmm16, %ymm16, %xmm16, vmovdqu64, BCAST_EVEX, QWORD_EVEX, 0
+#define AVX2_SET 32, vmovdqu, vmovdqa, %ymm0, none, %xmm0, vmovdqu, BCAST_AVX2, QWORD_AVX2, 1
+#define SSE2_SET 16, movdqu, movdqa, %xmm0, none, none, movdqu, BCAST_SSE2, QWORD_SSE2, 0
 
 /* CLASSES_OF(name, tag, kind, width): the classes of name (its route),
  * their labels made unique by tag; kind COPY or SET, width EVEX, AVX2 or
@@ -249,11 +248,11 @@ SHIM_FUNCTION \name
 
 #else
 /*
- * The dispatching library: each width's classes behind its limit, one
- * compare that is also the size's (shim_evex_end and shim_avx2_end: 513
- * where the width serves, else 0; shim_sse2_below 129, or 0).  The
- * limits are 0 until the constructor has routed the calls, and while
- * counting for ntmem run --report: every call then goes to its route.
+ * The dispatching library: each width's classes behind its limit
+ * (shim_evex_end and shim_avx2_end: all ones where the width serves,
+ * else 0; shim_sse2_below 129, or 0).  The limits are 0 until the
+ * constructor has routed the calls, and while counting for ntmem run
+ * --report: every call then goes to its route.
  */
 .macro SHIM_COPY name, chk
 SHIM_FUNCTION \name

@@ -447,6 +447,19 @@
 .Lcopy_above8_\tag:
 .endm
 
+/* On to \to where the n bytes at rdi and rsi overlap: dst - src < n or
+ * src - dst < n, unsigned.  Scratch: r8. */
+.macro JUMP_IF_OVERLAP to
+	mov	%rdi, %r8
+	sub	%rsi, %r8
+	cmp	%rdx, %r8
+	jb	\to
+	mov	%rsi, %r8
+	sub	%rdi, %r8
+	cmp	%rdx, %r8
+	jb	\to
+.endm
+
 /*
  * CACHED_COPY_LOOP: n > 8 vectors, buffers apart; copies and returns.
  * The first vector and the last 4 are loaded first and stored last: one
