@@ -163,13 +163,28 @@
 	CACHED_COPY_LOOP \V, \movu, \mova, \r0, \r1, \r2, \r3, \r4, \r5, \r6, \r7, \vzu
 .endm
 
-/* rdi <- c (esi), rdx bytes, rax = rdi: the classes of vector width V,
- * to 8V, then V's cached loop up to the selector's inline limit, and the
- * route above, as the entry points do.
- * On the AVX-512 width, below 64 bytes only the 32-byte half is filled,
- * and stored under a mask below 32 (SET_BELOW's mask32: docs/results.md,
- * where it beat the full broadcast first). */
+/*
+ * rdi <- c (esi), rdx bytes, rax = rdi.  Below one vector the width's
+ * narrow classes; to two vectors a pair of stores, to 8 vectors 4 or 8
+ * stores; above, as the entry points do, V's cached loop up to the
+ * selector's inline limit (its first and last 4 vectors stored before
+ * the loop, whose end is mispredicted when sizes vary: storing them
+ * after it, as glibc's memset does, cost the SSE2 width's memset of
+ * GoogleD 1.4x glibc's time, against 1.05x), and the route above.
+ *
+ * The class most calls fall through to: on the AVX-512 and AVX2 widths
+ * the ones below one vector, on the SSE2 width the pair of 16 to 32
+ * bytes (the fleet's memsets are mostly of 16 to 32 bytes: 52-72% in
+ * GoogleA, L, U and W).  On the AVX-512 width, below 64 bytes only the
+ * 32-byte half is filled, and stored under a mask below 32 (SET_BELOW's
+ * mask32: docs/results.md).
+ */
 .macro SET_CLASSES name, tag, V, movu, mova, r0, h32, h16, movh, bcast, qword, vzu
+	.if \V == 16
+	\bcast
+	cmp	$\V, %rdx
+	jb	.Lbelow1_\tag
+	.else
 	cmp	$\V, %rdx
 	jae	.Lover1_\tag
 	.if \V == 64
@@ -182,10 +197,16 @@
 	.p2align 6
 .Lover1_\tag:
 	\bcast
+	.endif
 	cmp	$2*\V, %rdx
 	ja	.Lover2_\tag
 	SET_PAIR \V, \movu, \r0, %rdi, %rdx
 	RETURN	\vzu
+	.if \V == 16
+	.p2align 4
+.Lbelow1_\tag:
+	SET_BELOW \V, \r0, \movh, \h32, \h16, \qword, %rdi, %rdx, RETURN, \vzu
+	.endif
 	.p2align 4
 .Lover2_\tag:
 	SET_SMALL \V, \movu, \r0, none, none, none, none, %rdi, %rdx, RETURN, \vzu, .Lover8_\tag, not2=1, over1=1
