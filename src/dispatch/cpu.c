@@ -154,7 +154,7 @@ static inline __attribute__((always_inline)) unsigned highest_leaf(unsigned base
 /* Features from CPUID, and which of them the OS has enabled (XCR0).
  * Pure CPUID and XGETBV, no library call and no instrumentation: the
  * IFUNC resolvers call it before the program is relocated. */
-NTM_NO_SANITIZE unsigned ntm_cpu_probe(unsigned *reported, uint64_t *xcr0)
+static NTM_NO_SANITIZE unsigned probe(unsigned *reported, uint64_t *xcr0)
 {
 	unsigned a, b, c, d;
 	unsigned max_leaf = highest_leaf(0);
@@ -204,6 +204,33 @@ NTM_NO_SANITIZE unsigned ntm_cpu_probe(unsigned *reported, uint64_t *xcr0)
 			usable |= r & avx512;
 	}
 	return usable;
+}
+
+/* Each CPUID exits to the hypervisor in a guest: 5.7 us on the Xeon KVM
+ * guest, which made the four probes of a preloaded program's start-up
+ * 0.1 ms.  So the first probe's answer is kept: three words in .bss,
+ * written before the flag that publishes them, nothing to relocate.
+ * Racing first callers store the same values. */
+static struct {
+	unsigned usable, reported;
+	uint64_t xcr0;
+	int done;
+} probed;
+
+NTM_NO_SANITIZE unsigned ntm_cpu_probe(unsigned *reported, uint64_t *xcr0)
+{
+	if (!__atomic_load_n(&probed.done, __ATOMIC_ACQUIRE)) {
+		unsigned r;
+		uint64_t x;
+		unsigned u = probe(&r, &x);
+		__atomic_store_n(&probed.usable, u, __ATOMIC_RELAXED);
+		__atomic_store_n(&probed.reported, r, __ATOMIC_RELAXED);
+		__atomic_store_n(&probed.xcr0, x, __ATOMIC_RELAXED);
+		__atomic_store_n(&probed.done, 1, __ATOMIC_RELEASE);
+	}
+	*reported = __atomic_load_n(&probed.reported, __ATOMIC_RELAXED);
+	*xcr0 = __atomic_load_n(&probed.xcr0, __ATOMIC_RELAXED);
+	return __atomic_load_n(&probed.usable, __ATOMIC_RELAXED);
 }
 
 /* A guest's hypervisor, from the leaf every hypervisor answers when

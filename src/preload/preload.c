@@ -239,14 +239,13 @@ void *__mempcpy_chk(void *dst, const void *src, size_t n, size_t dstlen)
 /* ------------------------------------------------------------------ */
 
 /* The definition of name that the dynamic linker finds after this
- * object, unless that is this object again; NULL when there is none. */
-static void *next_definition(const char *name)
+ * object (whose base is here), unless that is this object again; NULL
+ * when there is none. */
+static void *next_definition(const char *name, const void *here)
 {
 	void *f = dlsym(RTLD_NEXT, name);
-	Dl_info there, here;
-	if (!f || !dladdr(f, &there) ||
-	    !dladdr((void *)ntm_shim_width, &here) ||
-	    there.dli_fbase == here.dli_fbase)
+	Dl_info there;
+	if (!f || !dladdr(f, &there) || there.dli_fbase == here)
 		return NULL;
 	return f;
 }
@@ -266,9 +265,15 @@ static void *next_definition(const char *name)
  */
 static void hand_down_libc(void)
 {
-	void *set = next_definition("memset");
-	void *copy = next_definition("memcpy");
-	void *move = next_definition("memmove");
+	/* dladdr searches every symbol of an object: once for this one. */
+	Dl_info here;
+	if (!dladdr((void *)ntm_shim_width, &here)) {
+		ntm_libc_use(NULL);
+		return;
+	}
+	void *set = next_definition("memset", here.dli_fbase);
+	void *copy = next_definition("memcpy", here.dli_fbase);
+	void *move = next_definition("memmove", here.dli_fbase);
 	struct libc_fns fns = {(set_fn *)set, (copy_fn *)copy, (copy_fn *)move};
 	ntm_libc_use(set && copy && move ? &fns : NULL);
 }
