@@ -238,14 +238,18 @@ void *__mempcpy_chk(void *dst, const void *src, size_t n, size_t dstlen)
 /* The C library's own definitions, and start-up                       */
 /* ------------------------------------------------------------------ */
 
+/* This object's own image, from the linker: its ELF header to the end of
+ * its .bss.  A definition inside it is this object's own, which tells
+ * with no dladdr (which searches every symbol of an object). */
+extern const char __ehdr_start[] NTM_HIDDEN, _end[] NTM_HIDDEN;
+
 /* The definition of name that the dynamic linker finds after this
- * object (whose base is here), unless that is this object again; NULL
- * when there is none. */
-static void *next_definition(const char *name, const void *here)
+ * object, unless that is this object again; NULL when there is none. */
+static void *next_definition(const char *name)
 {
 	void *f = dlsym(RTLD_NEXT, name);
-	Dl_info there;
-	if (!f || !dladdr(f, &there) || there.dli_fbase == here)
+	const char *at = f;
+	if (!f || (at >= __ehdr_start && at < _end))
 		return NULL;
 	return f;
 }
@@ -265,15 +269,9 @@ static void *next_definition(const char *name, const void *here)
  */
 static void hand_down_libc(void)
 {
-	/* dladdr searches every symbol of an object: once for this one. */
-	Dl_info here;
-	if (!dladdr((void *)ntm_shim_width, &here)) {
-		ntm_libc_use(NULL);
-		return;
-	}
-	void *set = next_definition("memset", here.dli_fbase);
-	void *copy = next_definition("memcpy", here.dli_fbase);
-	void *move = next_definition("memmove", here.dli_fbase);
+	void *set = next_definition("memset");
+	void *copy = next_definition("memcpy");
+	void *move = next_definition("memmove");
 	struct libc_fns fns = {(set_fn *)set, (copy_fn *)copy, (copy_fn *)move};
 	ntm_libc_use(set && copy && move ? &fns : NULL);
 }
