@@ -258,9 +258,13 @@
 
 /* CLASSES_OF(name, tag, kind, width): the classes of name (its route),
  * their labels made unique by tag; kind COPY or SET, width EVEX, AVX2 or
- * SSE2 (a macro naming one is expanded first). */
+ * SSE2 (a macro naming one is expanded first).  KIND_CLASSES: the same
+ * inside SHIM_ENTRY, whose \kind says which. */
 #define CLASSES_OF(name, tag, kind, width) CLASSES_OF_(name, tag, kind, width)
 #define CLASSES_OF_(name, tag, kind, width) kind##_CLASSES name, tag, width##_##kind
+#define KIND_CLASSES(tag, width) \
+	.ifc \kind, COPY ; CLASSES_OF(\name, tag, COPY, width) ; \
+	.else ; CLASSES_OF(\name, tag, SET, width) ; .endif
 
 #if defined(SHIM_WIDTH_AVX512) || defined(SHIM_WIDTH_AVX2) || defined(SHIM_WIDTH_SSE2)
 /*
@@ -278,21 +282,6 @@
 #else
 #define SHIM_W SSE2
 #endif
-.macro SHIM_COPY name, chk
-SHIM_FUNCTION \name
-	CHECK_DSTLEN \chk
-	mov	%rdi, %rax
-	CLASSES_OF(\name, \name, COPY, SHIM_W)
-	.size	\name, .-\name
-.endm
-.macro SHIM_SET name, chk
-SHIM_FUNCTION \name
-	CHECK_DSTLEN \chk
-	mov	%rdi, %rax
-	CLASSES_OF(\name, \name, SET, SHIM_W)
-	.size	\name, .-\name
-.endm
-
 #else
 /*
  * The dispatching library: each width's classes behind its limit
@@ -301,51 +290,38 @@ SHIM_FUNCTION \name
  * constructor has routed the calls, and while counting for ntmem run
  * --report: every call then goes to its route.
  */
-.macro SHIM_COPY name, chk
-SHIM_FUNCTION \name
-	CHECK_DSTLEN \chk
-	mov	%rdi, %rax
-	cmp	ntm_limits+LIMITS_SHIM_EVEX_END(%rip), %rdx
-	jae	.Lnot_evex_\name
-	CLASSES_OF(\name, \name\()_evex, COPY, EVEX)
-	.p2align 4
-.Lnot_evex_\name:
-	cmp	ntm_limits+LIMITS_SHIM_AVX2_END(%rip), %rdx
-	jae	.Lnot_avx2_\name
-	CLASSES_OF(\name, \name\()_avx2, COPY, AVX2)
-	.p2align 4
-.Lnot_avx2_\name:
-	cmp	ntm_limits+LIMITS_SHIM_SSE2_BELOW(%rip), %rdx
-	jae	ntm_shim_routed_\name
-	CLASSES_OF(\name, \name\()_sse2, COPY, SSE2)
-	.size	\name, .-\name
-.endm
-.macro SHIM_SET name, chk
-SHIM_FUNCTION \name
-	CHECK_DSTLEN \chk
-	mov	%rdi, %rax
-	cmp	ntm_limits+LIMITS_SHIM_EVEX_END(%rip), %rdx
-	jae	.Lnot_evex_\name
-	CLASSES_OF(\name, \name\()_evex, SET, EVEX)
-	.p2align 4
-.Lnot_evex_\name:
-	cmp	ntm_limits+LIMITS_SHIM_AVX2_END(%rip), %rdx
-	jae	.Lnot_avx2_\name
-	CLASSES_OF(\name, \name\()_avx2, SET, AVX2)
-	.p2align 4
-.Lnot_avx2_\name:
-	cmp	ntm_limits+LIMITS_SHIM_SSE2_BELOW(%rip), %rdx
-	jae	ntm_shim_routed_\name
-	CLASSES_OF(\name, \name\()_sse2, SET, SSE2)
-	.size	\name, .-\name
-.endm
 #endif
 
-	SHIM_COPY memcpy, 0
-	SHIM_COPY memmove, 0
-	SHIM_COPY __memcpy_chk, 1
-	SHIM_COPY __memmove_chk, 1
-	SHIM_SET memset, 0
-	SHIM_SET __memset_chk, 1
+/* name(dst, src or c, n[, dstlen]): kind COPY or SET, chk the _chk forms. */
+.macro SHIM_ENTRY name, chk, kind
+SHIM_FUNCTION \name
+	CHECK_DSTLEN \chk
+	mov	%rdi, %rax
+#ifdef SHIM_W
+	KIND_CLASSES(\name, SHIM_W)
+#else
+	cmp	ntm_limits+LIMITS_SHIM_EVEX_END(%rip), %rdx
+	jae	.Lnot_evex_\name
+	KIND_CLASSES(\name\()_evex, EVEX)
+	.p2align 4
+.Lnot_evex_\name:
+	cmp	ntm_limits+LIMITS_SHIM_AVX2_END(%rip), %rdx
+	jae	.Lnot_avx2_\name
+	KIND_CLASSES(\name\()_avx2, AVX2)
+	.p2align 4
+.Lnot_avx2_\name:
+	cmp	ntm_limits+LIMITS_SHIM_SSE2_BELOW(%rip), %rdx
+	jae	ntm_shim_routed_\name
+	KIND_CLASSES(\name\()_sse2, SSE2)
+#endif
+	.size	\name, .-\name
+.endm
+
+	SHIM_ENTRY memcpy, 0, COPY
+	SHIM_ENTRY memmove, 0, COPY
+	SHIM_ENTRY __memcpy_chk, 1, COPY
+	SHIM_ENTRY __memmove_chk, 1, COPY
+	SHIM_ENTRY memset, 0, SET
+	SHIM_ENTRY __memset_chk, 1, SET
 
 	.section .note.GNU-stack, "", @progbits

@@ -423,25 +423,12 @@
 
 /* CACHED_SET_SIZES: rdi = dst, esi = c, rdx = n, rax = dst.  Puts c in
  * every byte of \r0 (\bcast), handles n <= 8 vectors and returns; larger
- * n falls through with \r0 set (\tag makes the labels unique).  With
- * half_below, on the AVX-512 width below 64 bytes only the 32-byte half
- * is filled and stored, under a mask below 32 bytes (the shim's choice:
- * docs/results.md); else the broadcast comes first, as the stores of a
- * call of one size repeated wait on it least there. */
-.macro CACHED_SET_SIZES tag, V, movu, r0, h32, h16, movh, qword, vzu, bcast, half_below
-	.ifnb \half_below
-	cmp	$64, %rdx
-	jae	.Lset_over1_\tag
-	vpbroadcastb %esi, \h32
-	SET_BELOW 64, \r0, \movh, \h32, \h16, \qword, %rdi, %rdx, RETURN, \vzu, mask32=1
-	.p2align 6
-.Lset_over1_\tag:
-	\bcast
-	SET_SMALL \V, \movu, \r0, \h32, \h16, \movh, \qword, %rdi, %rdx, RETURN, \vzu, .Lset_above8_\tag, over1=1
-	.else
+ * n falls through with \r0 set (\tag makes the labels unique).  The
+ * broadcast comes first, as the stores of a call of one size repeated
+ * wait on it least there. */
+.macro CACHED_SET_SIZES tag, V, movu, r0, h32, h16, movh, qword, vzu, bcast
 	\bcast
 	SET_SMALL \V, \movu, \r0, \h32, \h16, \movh, \qword, %rdi, %rdx, RETURN, \vzu, .Lset_above8_\tag
-	.endif
 .Lset_above8_\tag:
 .endm
 
