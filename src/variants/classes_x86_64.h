@@ -31,6 +31,23 @@
 \name:
 .endm
 
+/*
+ * LOOP_LINE bytes: start a loop of at most that many bytes where it lies
+ * in one 64-byte line of code (the front end fetches and caches decoded
+ * code by such lines): 32-byte aligned up to 32 bytes, else on a line of
+ * its own.  On the Xeon a loop across two lines, or a way into it across
+ * three, took a memset of GoogleD's sizes up to 1.4x glibc's time against
+ * 1.0x, and a 16-byte shift of the same code made the difference
+ * (docs/results.md).  tests/test_loops.c checks every cached loop.
+ */
+.macro LOOP_LINE bytes
+	.if \bytes <= 32
+	.p2align 5
+	.else
+	.p2align 6
+	.endif
+.endm
+
 /* ------------------------------------------------------------------ */
 /* Copies                                                              */
 /* ------------------------------------------------------------------ */
@@ -215,7 +232,7 @@
 	.ifnb \src
 	lea	(%rcx,%r8), \src
 	.endif
-	.p2align 4
+	LOOP_LINE 64
 .Lcb_\@:
 	.ifnb \src
 	\movu	(\src), \r0
@@ -366,9 +383,10 @@
 	SET_CLASS .Lsb\@_4, 4, mov, %r9d, \d, \n, \fin, \arg
 .endm
 
-/* Aligned 4-vector blocks from rcx while rcx < \end. */
+/* Aligned 4-vector blocks from rcx while rcx < \end (a loop of 28, 31
+ * and 39 bytes on the SSE2, AVX2 and AVX-512 widths). */
 .macro SET_BLOCKS V, mova, r0, end
-	.p2align 4
+	LOOP_LINE 32+32*(\V/64)
 .Lsb_\@:
 	\mova	\r0, (%rcx)
 	\mova	\r0, \V(%rcx)
