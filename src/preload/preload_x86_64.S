@@ -160,7 +160,15 @@
 /* rdi <- rsi, rdx bytes, rax = rdi; below one vector COPY_BELOW, then the
  * classes of vector width V to 8V; above, as the entry points do, V's
  * cached loop up to the selector's inline limit for buffers apart, else
- * the route. */
+ * the route.
+ *
+ * On the SSE2 width the way to the loop passes more classes (8 vectors
+ * are only 128 bytes, and COPY_16X16 follows), so it tests for more than
+ * 8 vectors before the 4- and 8-vector classes, and for COPY_16X16 out of
+ * the loop's way: the loop is 3 taken branches from the entry, not 5.
+ * With 5, its copies of 257-512 bytes took 1.15x the time of glibc's SSE2
+ * memcpy and GoogleA 1.28x; with 3, 1.01x and 1.08x (docs/results.md).
+ * The way to the loop starts a 64-byte line (LOOP_LINE). */
 .macro COPY_CLASSES name, tag, V, movu, mova, r0, r1, r2, r3, r4, r5, r6, r7, vzu
 	cmp	$\V, %rdx
 	jae	.Lover1_\tag
@@ -173,20 +181,29 @@
 	RETURN	\vzu
 	.p2align 4
 .Lover2_\tag:
+	.if \V == 16
+	cmp	$8*\V, %rdx
+	ja	.Lover8_\tag
+	COPY_SMALL \V, \movu, \r0, \r1, \r2, \r3, \r4, \r5, \r6, \r7, none, none, none, none, none, arg=\vzu, not2=1, over1=1
+	.else
 	COPY_SMALL \V, \movu, \r0, \r1, \r2, \r3, \r4, \r5, \r6, \r7, none, none, none, none, none, arg=\vzu, above=.Lover8_\tag, not2=1, over1=1
-	.p2align 4
+	.endif
+	.p2align 6
 .Lover8_\tag:
 	.if \V == 16
 	cmp	$256, %rdx
-	ja	.Lover16_\tag
-	COPY_16X16
-	ret
-.Lover16_\tag:
+	jbe	.L16x16_\tag
 	.endif
 	cmp	ntm_limits+LIMITS_INLINE_COPY(%rip), %rdx
 	ja	ntm_shim_routed_\name
 	JUMP_IF_OVERLAP ntm_shim_routed_\name
 	CACHED_COPY_LOOP \V, \movu, \mova, \r0, \r1, \r2, \r3, \r4, \r5, \r6, \r7, \vzu
+	.if \V == 16
+	.p2align 4
+.L16x16_\tag:
+	COPY_16X16
+	ret
+	.endif
 .endm
 
 /*
@@ -197,6 +214,9 @@
  * the loop, whose end is mispredicted when sizes vary: storing them
  * after it, as glibc's memset does, cost the SSE2 width's memset of
  * GoogleD 1.4x glibc's time, against 1.05x), and the route above.
+ * The way to the loop starts a 64-byte line (LOOP_LINE), and on the SSE2
+ * width it is tested for before the 4- and 8-vector classes, as for
+ * copies (COPY_CLASSES).
  *
  * The class most calls fall through to: on the AVX-512 and AVX2 widths
  * the ones below one vector, on the SSE2 width the pair of 16 to 32
@@ -235,8 +255,14 @@
 	.endif
 	.p2align 4
 .Lover2_\tag:
+	.if \V == 16
+	cmp	$8*\V, %rdx
+	ja	.Lover8_\tag
+	SET_SMALL \V, \movu, \r0, none, none, none, none, %rdi, %rdx, RETURN, \vzu, , not2=1, over1=1
+	.else
 	SET_SMALL \V, \movu, \r0, none, none, none, none, %rdi, %rdx, RETURN, \vzu, .Lover8_\tag, not2=1, over1=1
-	.p2align 4
+	.endif
+	.p2align 6
 .Lover8_\tag:
 	cmp	ntm_limits+LIMITS_INLINE_SET(%rip), %rdx
 	ja	.Lroute_\tag
