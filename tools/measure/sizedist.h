@@ -88,21 +88,26 @@ int sizedist_load(const char *arg, enum ntmem_op op, struct sizedist *d,
 /* ------------------------------------------------------------------ */
 
 /*
- * 4096 calls.  The automemcpy harness (llvm-project libc/benchmarks)
- * cycles over 1024; a call of the small path takes a few branches on its
- * size, so 4096 calls are over 10,000 size-dependent branch outcomes in
- * one period, more than any documented branch history covers: a predictor
- * cannot learn the sequence, as it cannot learn a program's.  And the
- * draw below puts every size within one call of its share of 4096, so a
- * size of probability 0.1% is there 4 times, not 0 or 8.
+ * 65536 calls, so that the branch predictor cannot learn the sequence,
+ * as it cannot learn a program's.  The automemcpy harness (llvm-project
+ * libc/benchmarks) cycles over 1024 calls, and this one did over 4096:
+ * some 10,000 size-dependent branch outcomes a period, more than any
+ * documented branch history covers, yet on the Xeon glibc's SSE2 memcpy
+ * of sizes uniform in 0-64 bytes took 1.8 ns a call over 4096 calls, 4.7
+ * over 16384 and 5.1-5.3 over 65536 and more: the predictor had learnt
+ * much of the shorter sequence, and a function's time depended on how
+ * well its branches could be learnt, and on where they lay in the code
+ * (docs/results.md).  The draw below puts every size within one call of
+ * its share of 65536.
  */
-#define MIX_CALLS 4096
+#define MIX_CALLS 65536
 #define MIX_SEED 0x6e746d656d6d6978ull   /* "ntmemmix" */
 
 /* The buffers a sequence cycles over, each (memcpy's source and
  * destination alike) of at least this many bytes: 16 KiB, so that
- * memcpy's two and the sequence's 32 KiB stay in L1 and L2, as in the
- * automemcpy harness, whose buffers fit L1. */
+ * memcpy's two stay in L1, as in the automemcpy harness, whose buffers
+ * fit L1.  The sequence itself (512 KiB) is read in order, which the
+ * hardware prefetches. */
 #define MIX_MIN_BUFFER ((size_t)16 << 10)
 
 struct mix_call {
