@@ -221,9 +221,11 @@
  * The class most calls fall through to: on the AVX-512 and AVX2 widths
  * the ones below one vector, on the SSE2 width the pair of 16 to 32
  * bytes (the fleet's memsets are mostly of 16 to 32 bytes: 52-72% in
- * GoogleA, L, U and W).  On the AVX-512 width, below 64 bytes only the
- * 32-byte half is filled, and stored under a mask below 32 (SET_BELOW's
- * mask32: docs/results.md).
+ * GoogleA, L, U and W).  On the AVX-512 width a memset below 64 bytes is
+ * one store under a mask, with no compare on its size (SET_BELOW): the
+ * shim's earlier split at 32 bytes cost the fleet's mixes 1.07-1.48x
+ * glibc's time once the mixes' sequences no longer repeated within the
+ * branch predictor's reach (docs/results.md).
  */
 .macro SET_CLASSES name, tag, V, movu, mova, r0, h32, h16, movh, bcast, qword, vzu
 	.if \V == 16
@@ -234,8 +236,8 @@
 	cmp	$\V, %rdx
 	jae	.Lover1_\tag
 	.if \V == 64
-	vpbroadcastb %esi, \h32
-	SET_BELOW 64, \r0, \movh, \h32, \h16, \qword, %rdi, %rdx, RETURN, 0, mask32=1
+	\bcast
+	SET_BELOW 64, \r0, \movh, \h32, \h16, \qword, %rdi, %rdx, RETURN, 0
 	.else
 	\bcast
 	SET_BELOW \V, \r0, \movh, \h32, \h16, \qword, %rdi, %rdx, RETURN, \vzu

@@ -342,22 +342,15 @@
 .endm
 
 /* n < V, for SET_SMALL or for a caller that has compared n itself. */
-.macro SET_BELOW V, r0, movh, h32, h16, gpr_from, d, n, fin, arg, mask32
+.macro SET_BELOW V, r0, movh, h32, h16, gpr_from, d, n, fin, arg
 	.if \V == 64
 	/* One store under a mask of n bytes (AVX-512BW; BZHI: every
-	 * AVX-512 CPU has BMI2), unless the bytes it spans cross a page, as
-	 * (dst + W) mod 4096 < W says: there the CPU would have to suppress
-	 * a fault on the masked-off bytes, which is slow (glibc's memset
-	 * takes the same care).  W is 64, or with mask32 32 below 32 bytes
-	 * (VL), with \h32 set: the shim's choice, as its pattern is then
-	 * only 32 bytes wide (docs/results.md). */
-	.ifnb \mask32
-	cmp	$32, \n
-	jae	.Lsb\@_32
-	MASKED_SET 32, \h32, \d, \n, .Lsb_ladder_\@
-	.else
+	 * AVX-512 CPU has BMI2), unless the 64 bytes it spans cross a page,
+	 * as (dst + 64) mod 4096 < 64 says: there the CPU would have to
+	 * suppress a fault on the masked-off bytes, which is slow (glibc's
+	 * memset takes the same care).  No compare on n: in a mix of sizes
+	 * each one is a branch mispredicted now and then (docs/results.md). */
 	MASKED_SET 64, \r0, \d, \n, .Lsb_ladder_\@
-	.endif
 	\fin	\arg
 .Lsb_ladder_\@:
 	.endif
