@@ -208,24 +208,28 @@
 
 /*
  * rdi <- c (esi), rdx bytes, rax = rdi.  Below one vector the width's
- * narrow classes; to two vectors a pair of stores, to 8 vectors 4 or 8
- * stores; above, as the entry points do, V's cached loop up to the
- * selector's inline limit (its first and last 4 vectors stored before
- * the loop, whose end is mispredicted when sizes vary: storing them
- * after it, as glibc's memset does, cost the SSE2 width's memset of
- * GoogleD 1.4x glibc's time, against 1.05x), and the route above.
- * The way to the loop starts a 64-byte line (LOOP_LINE), and on the SSE2
- * width it is tested for before the 4- and 8-vector classes, as for
- * copies (COPY_CLASSES).
+ * narrow classes, to two vectors a pair of stores.  Above, the stores go
+ * as the size is learnt, as in glibc's memset: the first two vectors,
+ * then to 4 vectors the last two, else the next two, then to 8 vectors
+ * the last 4; above, V's cached loop (after the first 4, the last 4,
+ * before its blocks: stored after them, as glibc's memset does, they
+ * cost the SSE2 width's memset of GoogleD 1.4x glibc's time, against
+ * 1.05x) up to the selector's inline limit, and the route above.  Each
+ * store made before a compare is one that a mispredicted compare does
+ * not hold up: in the fleet's mixes, a ladder of compares first and all
+ * the stores after took the SSE2 width 1.06-1.08x glibc's time, against
+ * 1.00-1.03x (docs/results.md).  The way to the loop starts a 64-byte
+ * line (LOOP_LINE).
  *
  * The class most calls fall through to: on the AVX-512 and AVX2 widths
  * the ones below one vector, on the SSE2 width the pair of 16 to 32
  * bytes (the fleet's memsets are mostly of 16 to 32 bytes: 52-72% in
- * GoogleA, L, U and W).  On the AVX-512 width a memset below 64 bytes is
- * one store under a mask, with no compare on its size (SET_BELOW): the
- * shim's earlier split at 32 bytes cost the fleet's mixes 1.07-1.48x
- * glibc's time once the mixes' sequences no longer repeated within the
- * branch predictor's reach (docs/results.md).
+ * GoogleA, L, U and W), whose classes below 16 bytes are then out of
+ * the way, after the others.  On the AVX-512 width a memset below 64
+ * bytes is one store under a mask, with no compare on its size
+ * (SET_BELOW): the shim's earlier split at 32 bytes cost the fleet's
+ * mixes 1.07-1.48x glibc's time once the mixes' sequences no longer
+ * repeated within the branch predictor's reach (docs/results.md).
  */
 .macro SET_CLASSES name, tag, V, movu, mova, r0, h32, h16, movh, bcast, qword, vzu
 	.if \V == 16
@@ -235,13 +239,8 @@
 	.else
 	cmp	$\V, %rdx
 	jae	.Lover1_\tag
-	.if \V == 64
-	\bcast
-	SET_BELOW 64, \r0, \movh, \h32, \h16, \qword, %rdi, %rdx, RETURN, 0
-	.else
 	\bcast
 	SET_BELOW \V, \r0, \movh, \h32, \h16, \qword, %rdi, %rdx, RETURN, \vzu
-	.endif
 	.p2align 6
 .Lover1_\tag:
 	\bcast
@@ -250,25 +249,32 @@
 	ja	.Lover2_\tag
 	SET_PAIR \V, \movu, \r0, %rdi, %rdx
 	RETURN	\vzu
+	.p2align 4
+.Lover2_\tag:
+	\movu	\r0, (%rdi)
+	\movu	\r0, \V(%rdi)
+	cmp	$4*\V, %rdx
+	jbe	.Llast2_\tag
+	\movu	\r0, 2*\V(%rdi)
+	\movu	\r0, 3*\V(%rdi)
+	cmp	$8*\V, %rdx
+	ja	.Lover8_\tag
+	SET_4V	\V, \movu, \r0, %rdi, %rdx
+	RETURN	\vzu
+.Llast2_\tag:
+	\movu	\r0, -2*\V(%rdi,%rdx)
+	\movu	\r0, -\V(%rdi,%rdx)
+	RETURN	\vzu
 	.if \V == 16
 	.p2align 4
 .Lbelow1_\tag:
 	SET_BELOW \V, \r0, \movh, \h32, \h16, \qword, %rdi, %rdx, RETURN, \vzu
 	.endif
-	.p2align 4
-.Lover2_\tag:
-	.if \V == 16
-	cmp	$8*\V, %rdx
-	ja	.Lover8_\tag
-	SET_SMALL \V, \movu, \r0, none, none, none, none, %rdi, %rdx, RETURN, \vzu, , not2=1, over1=1
-	.else
-	SET_SMALL \V, \movu, \r0, none, none, none, none, %rdi, %rdx, RETURN, \vzu, .Lover8_\tag, not2=1, over1=1
-	.endif
 	.p2align 6
 .Lover8_\tag:
 	cmp	ntm_limits+LIMITS_INLINE_SET(%rip), %rdx
 	ja	.Lroute_\tag
-	CACHED_SET_LOOP \V, \movu, \mova, \r0, \vzu
+	CACHED_SET_LOOP \V, \movu, \mova, \r0, \vzu, head=0
 .Lroute_\tag:
 	.if \vzu
 	vzeroupper

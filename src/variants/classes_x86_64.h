@@ -444,8 +444,10 @@
 .endm
 
 /* CACHED_SET_LOOP: n > 8 vectors; stores everything and returns. */
-.macro CACHED_SET_LOOP V, movu, mova, r0, vzu
+.macro CACHED_SET_LOOP V, movu, mova, r0, vzu, head=1
+	.if \head
 	SET_4V	\V, \movu, \r0, %rdi
+	.endif
 	SET_4V	\V, \movu, \r0, %rdi, %rdx
 	/* Aligned from within the first 4 vectors up to the last 4. */
 	lea	4*\V(%rdi), %rcx
