@@ -218,8 +218,10 @@
  * store made before a compare is one that a mispredicted compare does
  * not hold up: in the fleet's mixes, a ladder of compares first and all
  * the stores after took the SSE2 width 1.06-1.08x glibc's time, against
- * 1.00-1.03x (docs/results.md).  The way to the loop starts a 64-byte
- * line (LOOP_LINE).
+ * 1.00-1.03x.  And the loop is the way on from the last compare, not a
+ * jump: as a jump, one more taken branch, the AVX2 and SSE2 widths took
+ * 1.04-1.06x glibc's time for 257-512 bytes, as the fall-through
+ * 0.97-1.03x (docs/results.md).
  *
  * The class most calls fall through to: on the AVX-512 and AVX2 widths
  * the ones below one vector, on the SSE2 width the pair of 16 to 32
@@ -258,7 +260,11 @@
 	\movu	\r0, 2*\V(%rdi)
 	\movu	\r0, 3*\V(%rdi)
 	cmp	$8*\V, %rdx
-	ja	.Lover8_\tag
+	jbe	.Llast4_\tag
+	cmp	ntm_limits+LIMITS_INLINE_SET(%rip), %rdx
+	ja	.Lroute_\tag
+	CACHED_SET_LOOP \V, \movu, \mova, \r0, \vzu, head=0
+.Llast4_\tag:
 	SET_4V	\V, \movu, \r0, %rdi, %rdx
 	RETURN	\vzu
 .Llast2_\tag:
@@ -270,11 +276,6 @@
 .Lbelow1_\tag:
 	SET_BELOW \V, \r0, \movh, \h32, \h16, \qword, %rdi, %rdx, RETURN, \vzu
 	.endif
-	.p2align 6
-.Lover8_\tag:
-	cmp	ntm_limits+LIMITS_INLINE_SET(%rip), %rdx
-	ja	.Lroute_\tag
-	CACHED_SET_LOOP \V, \movu, \mova, \r0, \vzu, head=0
 .Lroute_\tag:
 	.if \vzu
 	vzeroupper
