@@ -98,11 +98,9 @@
  */
 
 /*
- * Below one vector, the smallest sizes first: in the fleet's copy mixes
- * most calls are under 16 bytes (GoogleL: 59% of 1 to 3), and each taken
- * branch on their way cost them more than a compare (docs/results.md).
- * From 32 bytes (the AVX-512 width) a pair of 32-byte moves, from 16 a
- * pair of 16-byte moves, then the classes above.
+ * Below one vector: from 32 bytes (the AVX-512 width) a pair of 32-byte
+ * moves, from 16 a pair of 16-byte moves, then the classes above, the
+ * smallest sizes first.
  */
 .macro COPY_BELOW tag, V
 	.if \V == 64
@@ -157,24 +155,27 @@
 	.endr
 .endm
 
-/* rdi <- rsi, rdx bytes, rax = rdi; below one vector COPY_BELOW, then the
- * classes of vector width V to 8V; above, as the entry points do, V's
- * cached loop up to the selector's inline limit for buffers apart, else
- * the route.
+/* rdi <- rsi, rdx bytes, rax = rdi; the pair of one to two vectors, below
+ * one vector COPY_BELOW, then the classes of vector width V to 8V;
+ * above, as the entry points do, V's cached loop up to the selector's
+ * inline limit for buffers apart, else the route.
+ *
+ * The pair is the way on from the entry and the classes below one vector
+ * a jump, as in glibc's memcpy: with the classes below one vector first
+ * (the fleet's copies are mostly under 16 bytes), every class above took
+ * one more taken branch, and 33-64 bytes took the AVX2 and SSE2 widths
+ * 1.03-1.05x glibc's time; with the pair first, 0.90-1.00x, and the
+ * branch-free classes below 16 bytes still 0.55x (docs/results.md).
  *
  * On the SSE2 width the way to the loop passes more classes (8 vectors
  * are only 128 bytes, and COPY_16X16 follows), so it tests for more than
  * 8 vectors before the 4- and 8-vector classes, and for COPY_16X16 out of
- * the loop's way: the loop is 3 taken branches from the entry, not 5.
- * With 5, its copies of 257-512 bytes took 1.15x the time of glibc's SSE2
- * memcpy and GoogleA 1.28x; with 3, 1.01x and 1.08x (docs/results.md).
+ * the loop's way.  With 2 more taken branches, its copies of 257-512
+ * bytes took 1.15x the time of glibc's SSE2 memcpy and GoogleA 1.28x.
  * The way to the loop starts a 64-byte line (LOOP_LINE). */
 .macro COPY_CLASSES name, tag, V, movu, mova, r0, r1, r2, r3, r4, r5, r6, r7, vzu
 	cmp	$\V, %rdx
-	jae	.Lover1_\tag
-	COPY_BELOW \tag, \V
-	.p2align 6
-.Lover1_\tag:
+	jb	.Lbelow1_\tag
 	cmp	$2*\V, %rdx
 	ja	.Lover2_\tag
 	COPY_PAIR \V, \movu, \r0, \r1, \movu, \r0, \r1, %rdi, %rsi, %rdx, 0
@@ -188,6 +189,9 @@
 	.else
 	COPY_SMALL \V, \movu, \r0, \r1, \r2, \r3, \r4, \r5, \r6, \r7, none, none, none, none, none, arg=\vzu, above=.Lover8_\tag, not2=1, over1=1
 	.endif
+	.p2align 4
+.Lbelow1_\tag:
+	COPY_BELOW \tag, \V
 	.p2align 6
 .Lover8_\tag:
 	.if \V == 16
