@@ -222,10 +222,13 @@
  * store made before a compare is one that a mispredicted compare does
  * not hold up: in the fleet's mixes, a ladder of compares first and all
  * the stores after took the SSE2 width 1.06-1.08x glibc's time, against
- * 1.00-1.03x.  And the loop is the way on from the last compare, not a
- * jump: as a jump, one more taken branch, the AVX2 and SSE2 widths took
- * 1.04-1.06x glibc's time for 257-512 bytes, as the fall-through
- * 0.97-1.03x (docs/results.md).
+ * 1.00-1.03x.  On the AVX2 and AVX-512 widths the loop is the way on
+ * from the last compare, not a jump: as a jump, one more taken branch,
+ * the AVX2 width took 1.04x glibc's time for 257-512 bytes, as the
+ * fall-through 0.97x.  On the SSE2 width the loop is out of the way of
+ * the classes up to 8 vectors (128 bytes; most of the fleet's memsets),
+ * which took GoogleW 1.05x glibc's time with the loop among them, and
+ * stores 8 vectors a block (CACHED_SET_LOOP8) (docs/results.md).
  *
  * The class most calls fall through to: on the AVX-512 and AVX2 widths
  * the ones below one vector, on the SSE2 width the pair of 16 to 32
@@ -264,10 +267,14 @@
 	\movu	\r0, 2*\V(%rdi)
 	\movu	\r0, 3*\V(%rdi)
 	cmp	$8*\V, %rdx
+	.if \V == 16
+	ja	.Lover8_\tag
+	.else
 	jbe	.Llast4_\tag
 	cmp	ntm_limits+LIMITS_INLINE_SET(%rip), %rdx
 	ja	.Lroute_\tag
 	CACHED_SET_LOOP \V, \movu, \mova, \r0, \vzu, head=0
+	.endif
 .Llast4_\tag:
 	SET_4V	\V, \movu, \r0, %rdi, %rdx
 	RETURN	\vzu
@@ -279,6 +286,13 @@
 	.p2align 4
 .Lbelow1_\tag:
 	SET_BELOW \V, \r0, \movh, \h32, \h16, \qword, %rdi, %rdx, RETURN, \vzu
+	.endif
+	.if \V == 16
+	.p2align 6
+.Lover8_\tag:
+	cmp	ntm_limits+LIMITS_INLINE_SET(%rip), %rdx
+	ja	.Lroute_\tag
+	CACHED_SET_LOOP8 \V, \movu, \mova, \r0, \vzu
 	.endif
 .Lroute_\tag:
 	.if \vzu
