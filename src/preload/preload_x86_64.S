@@ -172,7 +172,8 @@
  * 8 vectors before the 4- and 8-vector classes, and for COPY_16X16 out of
  * the loop's way.  With 2 more taken branches, its copies of 257-512
  * bytes took 1.15x the time of glibc's SSE2 memcpy and GoogleA 1.28x.
- * The way to the loop starts a 64-byte line (LOOP_LINE). */
+ * Its loop copies 8 vectors a block (CACHED_COPY_LOOP8).  The way to the
+ * loop starts a 64-byte line (LOOP_LINE). */
 .macro COPY_CLASSES name, tag, V, movu, mova, r0, r1, r2, r3, r4, r5, r6, r7, vzu
 	cmp	$\V, %rdx
 	jb	.Lbelow1_\tag
@@ -201,7 +202,11 @@
 	cmp	ntm_limits+LIMITS_INLINE_COPY(%rip), %rdx
 	ja	ntm_shim_routed_\name
 	JUMP_IF_OVERLAP ntm_shim_routed_\name
+	.if \V == 16
+	CACHED_COPY_LOOP8 \V, \movu, \mova, \vzu
+	.else
 	CACHED_COPY_LOOP \V, \movu, \mova, \r0, \r1, \r2, \r3, \r4, \r5, \r6, \r7, \vzu
+	.endif
 	.if \V == 16
 	.p2align 4
 .L16x16_\tag:

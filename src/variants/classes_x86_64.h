@@ -487,6 +487,48 @@
 	RETURN	\vzu
 .endm
 
+/*
+ * CACHED_COPY_LOOP8: n > 8 vectors, buffers apart; copies and returns.
+ * Aligned 8-vector blocks from within the first vector (none where n is
+ * at most about 9 vectors), then the last 8 and the first vector.  The
+ * shim's SSE2 width (16 registers of 16 bytes): in blocks of 4 its
+ * copies of 257-512 bytes took 1.03-1.04x the time of glibc's SSE2
+ * memcpy (docs/results.md).  Scratch: rcx, r8-r11, XMM0-8.
+ */
+.macro CACHED_COPY_LOOP8 V, movu, mova, vzu
+	\movu	(%rsi), %xmm8
+	lea	\V(%rdi), %rcx
+	and	$-\V, %rcx
+	mov	%rcx, %r10
+	sub	%rdi, %r10
+	add	%rsi, %r10
+	lea	-8*\V(%rdi,%rdx), %r9
+	cmp	%r9, %rcx
+	jae	.Lccl8_last_\@
+	LOOP_LINE 64
+.Lccl8_\@:
+	.irp i, 0, 1, 2, 3, 4, 5, 6, 7
+	\movu	\i*\V(%r10), %xmm\i
+	.endr
+	.irp i, 0, 1, 2, 3, 4, 5, 6, 7
+	\mova	%xmm\i, \i*\V(%rcx)
+	.endr
+	sub	$-8*\V, %r10
+	sub	$-8*\V, %rcx
+	cmp	%r9, %rcx
+	jb	.Lccl8_\@
+.Lccl8_last_\@:
+	lea	-8*\V(%rsi,%rdx), %r11
+	.irp i, 0, 1, 2, 3, 4, 5, 6, 7
+	\movu	\i*\V(%r11), %xmm\i
+	.endr
+	.irp i, 0, 1, 2, 3, 4, 5, 6, 7
+	\movu	%xmm\i, \i*\V(%r9)
+	.endr
+	\movu	%xmm8, (%rdi)
+	RETURN	\vzu
+.endm
+
 /* CACHED_COPY_SIZES: rdi = dst, rsi = src, rdx = n, rax = dst.  Handles
  * n <= 8 vectors (loads before stores) and returns; larger n falls
  * through. */
