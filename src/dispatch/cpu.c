@@ -3,6 +3,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -122,6 +123,7 @@ static void read_deterministic_caches(unsigned leaf, struct cache_info *c)
 		else if (level == 3 && type != 2) {
 			c->l3 = size;
 			c->l3_shared_by = shared;
+			break;  /* the last level read: one CPUID fewer */
 		}
 	}
 }
@@ -154,16 +156,30 @@ static inline __attribute__((always_inline)) unsigned highest_leaf(unsigned base
 /* Features from CPUID, and which of them the OS has enabled (XCR0).
  * Pure CPUID and XGETBV, no library call and no instrumentation: the
  * IFUNC resolvers call it before the program is relocated. */
-static NTM_NO_SANITIZE unsigned probe(unsigned *reported, uint64_t *xcr0)
+/* What detect_x86 asks CPUID again otherwise: the highest leaves, leaf
+ * 0's vendor words and leaf 1's EAX and ECX. */
+struct probe_leaves {
+	unsigned max_leaf, max_ext, vendor[3], eax1, ecx1;
+};
+
+static NTM_NO_SANITIZE unsigned probe(unsigned *reported, uint64_t *xcr0,
+				      struct probe_leaves *l)
 {
 	unsigned a, b, c, d;
-	unsigned max_leaf = highest_leaf(0);
-	unsigned max_ext = highest_leaf(0x80000000);
+	__cpuid(0, a, b, c, d);
+	l->max_leaf = a;
+	l->vendor[0] = b;
+	l->vendor[1] = d;
+	l->vendor[2] = c;
+	unsigned max_leaf = a;
+	unsigned max_ext = l->max_ext = highest_leaf(0x80000000);
 	*reported = 0;
 	*xcr0 = 0;
 	if (max_leaf == 0)
 		return 0;
 	__cpuid(1, a, b, c, d);
+	l->eax1 = a;
+	l->ecx1 = c;
 	unsigned r = 0;
 	if (d & (1u << 26))
 		r |= CPU_SSE2;
@@ -214,6 +230,7 @@ static NTM_NO_SANITIZE unsigned probe(unsigned *reported, uint64_t *xcr0)
 static struct {
 	unsigned usable, reported;
 	uint64_t xcr0;
+	struct probe_leaves leaves;
 	int done;
 } probed;
 
@@ -222,10 +239,22 @@ NTM_NO_SANITIZE unsigned ntm_cpu_probe(unsigned *reported, uint64_t *xcr0)
 	if (!__atomic_load_n(&probed.done, __ATOMIC_ACQUIRE)) {
 		unsigned r;
 		uint64_t x;
-		unsigned u = probe(&r, &x);
+		struct probe_leaves l;
+		l.max_leaf = l.max_ext = l.eax1 = l.ecx1 = 0;
+		l.vendor[0] = l.vendor[1] = l.vendor[2] = 0;
+		unsigned u = probe(&r, &x, &l);
 		__atomic_store_n(&probed.usable, u, __ATOMIC_RELAXED);
 		__atomic_store_n(&probed.reported, r, __ATOMIC_RELAXED);
 		__atomic_store_n(&probed.xcr0, x, __ATOMIC_RELAXED);
+		/* Racing first callers write the same words; field by field,
+		 * as a copy could become a call of memcpy, which an IFUNC
+		 * resolver cannot make before relocation. */
+		probed.leaves.max_leaf = l.max_leaf;
+		probed.leaves.max_ext = l.max_ext;
+		for (int i = 0; i < 3; i++)
+			probed.leaves.vendor[i] = l.vendor[i];
+		probed.leaves.eax1 = l.eax1;
+		probed.leaves.ecx1 = l.ecx1;
 		__atomic_store_n(&probed.done, 1, __ATOMIC_RELEASE);
 	}
 	*reported = __atomic_load_n(&probed.reported, __ATOMIC_RELAXED);
@@ -249,23 +278,24 @@ static void read_hypervisor(char *name)
 		strcpy(name, "unnamed");
 }
 
+/* Leaves 0 and 1 and the highest leaves come from the probe, asked once
+ * per process: each CPUID is some 6 us in a guest (above). */
 static void detect_x86(struct cpu *cpu)
 {
 	unsigned a, b, c, d;
-	unsigned max_leaf = __get_cpuid_max(0, NULL);
-	unsigned max_ext = __get_cpuid_max(0x80000000, NULL);
+	cpu->usable = ntm_cpu_probe(&cpu->reported, &cpu->xcr0);
+	const struct probe_leaves *l = &probed.leaves;
+	unsigned max_leaf = l->max_leaf, max_ext = l->max_ext;
 	if (max_leaf == 0)
 		return;
 
-	__cpuid(0, a, b, c, d);
-	memcpy(cpu->vendor + 0, &b, 4);
-	memcpy(cpu->vendor + 4, &d, 4);
-	memcpy(cpu->vendor + 8, &c, 4);
+	memcpy(cpu->vendor, l->vendor, 12);
 	cpu->vendor[12] = '\0';
 	int amd = !strcmp(cpu->vendor, "AuthenticAMD") ||
 		  !strcmp(cpu->vendor, "HygonGenuine");
 
-	__cpuid(1, a, b, c, d);
+	a = l->eax1;
+	c = l->ecx1;
 	unsigned family = (a >> 8) & 0xf, model = (a >> 4) & 0xf;
 	if (family == 0xf)
 		family += (a >> 20) & 0xff;
@@ -275,7 +305,6 @@ static void detect_x86(struct cpu *cpu)
 	cpu->model = model;
 	cpu->stepping = a & 0xf;
 
-	cpu->usable = ntm_cpu_probe(&cpu->reported, &cpu->xcr0);
 	cpu->has_xcr0 = (c >> 27) & 1;  /* OSXSAVE */
 	if (c >> 31)
 		read_hypervisor(cpu->hypervisor);
@@ -303,39 +332,41 @@ static void detect_x86(struct cpu *cpu)
 }
 #endif
 
+int ntm_read_line(const char *path, char *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ssize_t got;
+	do
+		got = read(fd, buf, len - 1);
+	while (got < 0 && errno == EINTR);
+	close(fd);
+	if (got <= 0)
+		return -1;
+	buf[got] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	return 0;
+}
+
 /* "32768K" or "32M" from sysfs, in bytes; 0 when unreadable. */
 static size_t read_sysfs_size(const char *path)
 {
-	FILE *f = fopen(path, "re");
-	if (!f)
+	char text[32], *unit;
+	if (ntm_read_line(path, text, sizeof text))
 		return 0;
-	unsigned long long v = 0;
-	char unit = 0;
-	int got = fscanf(f, "%llu%c", &v, &unit);
-	fclose(f);
-	if (got < 1)
+	unsigned long long v = strtoull(text, &unit, 10);
+	if (unit == text)
 		return 0;
-	if (unit == 'K')
+	if (*unit == 'K')
 		v <<= 10;
-	else if (unit == 'M')
+	else if (*unit == 'M')
 		v <<= 20;
-	else if (unit == 'G')
+	else if (*unit == 'G')
 		v <<= 30;
 	return (size_t)v;
 }
 
-static int read_sysfs_line(const char *path, char *buf, size_t len)
-{
-	FILE *f = fopen(path, "re");
-	if (!f)
-		return -1;
-	char *ok = fgets(buf, (int)len, f);
-	fclose(f);
-	if (!ok)
-		return -1;
-	buf[strcspn(buf, "\n")] = '\0';
-	return 0;
-}
 
 int ntm_parse_cpu_list(const char *s, unsigned char *bits, unsigned max)
 {
@@ -376,10 +407,10 @@ static void detect_sysfs(struct cache_info *c)
 	for (unsigned i = 0; i < 8; i++) {
 		char path[128], type[32], level[8], shared[256];
 		snprintf(path, sizeof path, "%s/index%u/type", base, i);
-		if (read_sysfs_line(path, type, sizeof type))
+		if (ntm_read_line(path, type, sizeof type))
 			break;
 		snprintf(path, sizeof path, "%s/index%u/level", base, i);
-		if (read_sysfs_line(path, level, sizeof level))
+		if (ntm_read_line(path, level, sizeof level))
 			continue;
 		snprintf(path, sizeof path, "%s/index%u/size", base, i);
 		size_t size = read_sysfs_size(path);
@@ -393,7 +424,7 @@ static void detect_sysfs(struct cache_info *c)
 			c->l3 = size;
 			snprintf(path, sizeof path,
 				 "%s/index%u/shared_cpu_list", base, i);
-			if (!read_sysfs_line(path, shared, sizeof shared))
+			if (!ntm_read_line(path, shared, sizeof shared))
 				c->l3_shared_by = count_cpu_list(shared);
 		}
 	}
@@ -518,7 +549,7 @@ static uint64_t read_midr(unsigned long hwcap)
 		return ntm_sysreg_midr();
 	char text[64];
 	unsigned long long v = 0;
-	if (read_sysfs_line("/sys/devices/system/cpu/cpu0/regs/identification/midr_el1",
+	if (ntm_read_line("/sys/devices/system/cpu/cpu0/regs/identification/midr_el1",
 			    text, sizeof text) ||
 	    sscanf(text, "%llx", &v) != 1)
 		return 0;

@@ -82,6 +82,12 @@ struct cache_plan {
  * byte each, 1 for a member).  Returns 0, or -1 if it is malformed. */
 int ntm_parse_cpu_list(const char *s, unsigned char *bits, unsigned max);
 
+/* The first line of a small file (sysfs), without its newline, in buf of
+ * len bytes; 0, or -1 when it cannot be read.  Plain open and read: at a
+ * preloaded program's start-up stdio's buffer and its fstat were a third
+ * of the cost of each of the 20-odd files. */
+int ntm_read_line(const char *path, char *buf, size_t len);
+
 /* Pure: a function of *cpu alone, so tests can feed it fakes. */
 void ntm_cpu_plan(const struct cpu *cpu, struct cache_plan *plan);
 

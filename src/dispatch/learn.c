@@ -5,8 +5,11 @@
 #include <errno.h>
 #include <sched.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include "cpu.h"
 
 
 /* The trial word: epoch, side in use + 1, log2 of the period, and the low
@@ -276,16 +279,12 @@ unsigned ntm_learn_domains(void)
 /* The id Linux gives the L3 CPU `cpu` shares, or -1. */
 static long l3_id(unsigned cpu)
 {
-	char path[96], text[32];
-	long id = -1;
+	char path[96], text[32], *end;
 	snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu%u/cache/index3/id", cpu);
-	FILE *f = fopen(path, "re");
-	if (!f)
+	if (ntm_read_line(path, text, sizeof text))
 		return -1;
-	if (fgets(text, sizeof text, f))
-		sscanf(text, "%ld", &id);
-	fclose(f);
-	return id;
+	long id = strtol(text, &end, 10);
+	return end == text ? -1 : id;
 }
 
 void ntm_learn_domains_init(unsigned after)
@@ -305,7 +304,9 @@ void ntm_learn_domains_init(unsigned after)
 		domain_of[cpu] = (unsigned char)(d < nseen ? d : (unsigned)id % NTM_LEARN_DOMAINS);
 	}
 	domains_seen = nseen ? nseen : 1;
-	for (unsigned d = 0; d < NTM_LEARN_DOMAINS; d++)
+	/* Only the rows a CPU maps to: the 8 rows are 27 pages of .bss,
+	 * which starting them all faulted in at every program's start. */
+	for (unsigned d = 0; d < domains_seen; d++)
 		for (int cls = 0; cls < NTMEM_CLASSES; cls++)
 			for (unsigned k = 0; k < NTM_LEARN_BANDS; k++)
 				ntm_learn_init(&slots[d][cls][k], after);
