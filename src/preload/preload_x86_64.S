@@ -216,13 +216,13 @@
 .endm
 
 /*
- * rdi <- c (esi), rdx < 32 bytes, on the AVX2 width: from XMM0 alone, so
- * that no upper state is left to clear (VZEROUPPER) on return, 1 to 3
- * bytes from sil, as glibc's AVX2 memset does.  From YMM0 and a general
- * register, then VZEROUPPER, 0-15 bytes took 1.04x glibc's time.
+ * rdi <- c (esi, and in XMM0's low dword), rdx < 32 bytes, on the AVX2
+ * width: from XMM0 alone, so that no upper state is left to clear
+ * (VZEROUPPER) on return, 1 to 3 bytes from sil, as glibc's AVX2 memset
+ * does.  From YMM0 and a general register, then VZEROUPPER, 0-15 bytes
+ * took 1.04x glibc's time.
  */
 .macro SET_BELOW_XMM tag
-	vmovd	%esi, %xmm0
 	vpbroadcastb %xmm0, %xmm0
 	cmp	$16, %rdx
 	jae	.Lx16_\tag
@@ -295,6 +295,10 @@
 	cmp	$\V, %rdx
 	jb	.Lbelow1_\tag
 	.else
+	/* AVX2: the byte into XMM0 before the compare, for both ways. */
+	.if \vzu
+	vmovd	%esi, %xmm0
+	.endif
 	cmp	$\V, %rdx
 	jae	.Lover1_\tag
 	.if \vzu
@@ -305,7 +309,11 @@
 	.endif
 	.p2align 6
 .Lover1_\tag:
+	.if \vzu
+	vpbroadcastb %xmm0, %ymm0
+	.else
 	\bcast
+	.endif
 	.endif
 	cmp	$2*\V, %rdx
 	ja	.Lover2_\tag
