@@ -35,10 +35,11 @@
  * LOOP_LINE bytes: start a loop of at most that many bytes where it lies
  * in one 64-byte line of code (the front end fetches and caches decoded
  * code by such lines): 32-byte aligned up to 32 bytes, else on a line of
- * its own.  On the Xeon a loop across two lines, or a way into it across
- * three, took a memset of GoogleD's sizes up to 1.4x glibc's time against
- * 1.0x, and a 16-byte shift of the same code made the difference
- * (docs/results.md).  tests/test_loops.c checks every cached loop.
+ * its own.  On the Xeon a loop across two lines cost 3% more time on
+ * some mixes of sizes (the AVX-512 memset of GoogleD, the SSE2 one of
+ * 513 bytes to 4 KiB), and up to 40% with sequences of sizes the branch
+ * predictor had learnt (docs/results.md).  tests/test_loops.c checks
+ * every cached loop.
  */
 .macro LOOP_LINE bytes
 	.if \bytes <= 32
