@@ -264,10 +264,8 @@
  * narrow classes, to two vectors a pair of stores.  Above, the stores go
  * as the size is learnt, as in glibc's memset: the first two vectors,
  * then to 4 vectors the last two, else the next two, then to 8 vectors
- * the last 4; above, V's cached loop (after the first 4, the last 4,
- * before its blocks: stored after them, as glibc's memset does, they
- * cost the SSE2 width's memset of GoogleD 1.4x glibc's time, against
- * 1.05x) up to the selector's inline limit, and the route above.  Each
+ * the last 4; above, V's cached loop up to the selector's inline limit,
+ * and the route above.  Each
  * store made before a compare is one that a mispredicted compare does
  * not hold up: in the fleet's mixes, a ladder of compares first and all
  * the stores after took the SSE2 width 1.06-1.08x glibc's time, against
@@ -276,8 +274,9 @@
  * the AVX2 width took 1.04x glibc's time for 257-512 bytes, as the
  * fall-through 0.97x.  On the SSE2 width the loop is out of the way of
  * the classes up to 8 vectors (128 bytes; most of the fleet's memsets),
- * which took GoogleW 1.05x glibc's time with the loop among them, and
- * stores 8 vectors a block (CACHED_SET_LOOP8) (docs/results.md).
+ * which took GoogleW 1.05x glibc's time with the loop among them; up to
+ * 16 vectors it stores straight on, and above in 8-vector blocks
+ * (CACHED_SET_LOOP8) (docs/results.md).
  *
  * The class most calls fall through to: on the AVX-512 and AVX2 widths
  * the ones below one vector, on the SSE2 width the pair of 16 to 32
