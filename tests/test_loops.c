@@ -2,8 +2,9 @@
  * of code as its length allows (LOOP_LINE, src/variants/classes_x86_64.h).
  *
  * Where a loop starts decides how many lines the front end fetches for
- * each pass: on the Xeon a 16-byte shift of the same code moved a memset
- * of GoogleD's sizes from 1.0x to 1.4x glibc's time (docs/results.md).
+ * each pass: on the Xeon a loop across two lines cost some mixes of
+ * sizes 3% more time, and up to 40% on sequences the branch predictor
+ * had learnt (docs/results.md).
  * This reads the assembled objects of the build under test (objdump);
  * their .text is 64-byte aligned, so each offset in a line is the same in
  * every library linked from them.  A loop is a jump back to an earlier

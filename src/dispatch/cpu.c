@@ -153,15 +153,16 @@ static inline __attribute__((always_inline)) unsigned highest_leaf(unsigned base
 	return a;
 }
 
-/* Features from CPUID, and which of them the OS has enabled (XCR0).
- * Pure CPUID and XGETBV, no library call and no instrumentation: the
- * IFUNC resolvers call it before the program is relocated. */
 /* What detect_x86 asks CPUID again otherwise: the highest leaves, leaf
  * 0's vendor words and leaf 1's EAX and ECX. */
 struct probe_leaves {
 	unsigned max_leaf, max_ext, vendor[3], eax1, ecx1;
 };
 
+/* Features from CPUID, and which of them the OS has enabled (XCR0), and
+ * the leaves above into *l.  Pure CPUID and XGETBV, no library call and
+ * no instrumentation: the IFUNC resolvers call it before the program is
+ * relocated. */
 static NTM_NO_SANITIZE unsigned probe(unsigned *reported, uint64_t *xcr0,
 				      struct probe_leaves *l)
 {
@@ -239,22 +240,12 @@ NTM_NO_SANITIZE unsigned ntm_cpu_probe(unsigned *reported, uint64_t *xcr0)
 	if (!__atomic_load_n(&probed.done, __ATOMIC_ACQUIRE)) {
 		unsigned r;
 		uint64_t x;
-		struct probe_leaves l;
-		l.max_leaf = l.max_ext = l.eax1 = l.ecx1 = 0;
-		l.vendor[0] = l.vendor[1] = l.vendor[2] = 0;
-		unsigned u = probe(&r, &x, &l);
+		/* The leaves straight into .bss (zero until written): racing
+		 * first callers write the same words. */
+		unsigned u = probe(&r, &x, &probed.leaves);
 		__atomic_store_n(&probed.usable, u, __ATOMIC_RELAXED);
 		__atomic_store_n(&probed.reported, r, __ATOMIC_RELAXED);
 		__atomic_store_n(&probed.xcr0, x, __ATOMIC_RELAXED);
-		/* Racing first callers write the same words; field by field,
-		 * as a copy could become a call of memcpy, which an IFUNC
-		 * resolver cannot make before relocation. */
-		probed.leaves.max_leaf = l.max_leaf;
-		probed.leaves.max_ext = l.max_ext;
-		for (int i = 0; i < 3; i++)
-			probed.leaves.vendor[i] = l.vendor[i];
-		probed.leaves.eax1 = l.eax1;
-		probed.leaves.ecx1 = l.ecx1;
 		__atomic_store_n(&probed.done, 1, __ATOMIC_RELEASE);
 	}
 	*reported = __atomic_load_n(&probed.reported, __ATOMIC_RELAXED);
@@ -366,7 +357,6 @@ static size_t read_sysfs_size(const char *path)
 		v <<= 30;
 	return (size_t)v;
 }
-
 
 int ntm_parse_cpu_list(const char *s, unsigned char *bits, unsigned max)
 {

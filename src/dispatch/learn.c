@@ -11,7 +11,6 @@
 
 #include "cpu.h"
 
-
 /* The trial word: epoch, side in use + 1, log2 of the period, and the low
  * 32 bits of the trial's first call.  Positions within a period are
  * differences of 32-bit call counts, so they survive the count's wrap. */
