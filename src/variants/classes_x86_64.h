@@ -342,6 +342,29 @@
 	vmovdqu8 \r, (\d){%k1}
 .endm
 
+/*
+ * 4 <= n <= 15: the low 4 bytes of the pattern in x (an XMM register,
+ * stored by mov: MOVD, or VMOVD where the width is VEX) at 0, p,
+ * n - 4 - p and n - 4, where p is 4 from 8 bytes on (below, the middle
+ * two repeat the outer two), as the shim's COPY_4_TO_16.  No branch
+ * between 4 and 8 bytes: in the fleet's mixes those are the commonest
+ * memsets below 16 bytes, and the compare between them was mispredicted
+ * often; without it GoogleB took the shim's AVX2 memset 0.89x glibc's
+ * time, with it 1.04x (docs/results.md).  Scratch: r9 (n may be in r11,
+ * and is kept).
+ */
+.macro SET_4_TO_15 mov, x, d, n
+	mov	\n, %r9
+	and	$8, %r9d
+	shr	%r9d
+	\mov	\x, (\d)
+	\mov	\x, (\d,%r9)
+	\mov	\x, -4(\d,\n)
+	neg	%r9
+	add	\n, %r9
+	\mov	\x, -4(\d,%r9)
+.endm
+
 /* n < V, for SET_SMALL or for a caller that has compared n itself. */
 .macro SET_BELOW V, r0, movh, h32, h16, gpr_from, d, n, fin, arg
 	.if \V == 64
@@ -355,9 +378,18 @@
 	\fin	\arg
 .Lsb_ladder_\@:
 	.endif
-	\gpr_from %r9
-	BELOW_LADDER \V, \n, .Lsb\@_
+	.if \V > 32
+	cmp	$32, \n
+	jae	.Lsb\@_32
+	.endif
+	.if \V > 16
+	cmp	$16, \n
+	jae	.Lsb\@_16
+	.endif
+	cmp	$4, \n
+	jae	.Lsb\@_4
 	/* 0 to 3 bytes, as for copies. */
+	\gpr_from %r9
 	test	\n, \n
 	jz	.Lsb_none_\@
 	cmp	$1, \n
@@ -373,8 +405,14 @@
 	.if \V > 16
 	SET_CLASS .Lsb\@_16, 16, \movh, \h16, \d, \n, \fin, \arg
 	.endif
-	SET_CLASS .Lsb\@_8, 8, mov, %r9, \d, \n, \fin, \arg
-	SET_CLASS .Lsb\@_4, 4, mov, %r9d, \d, \n, \fin, \arg
+	.p2align 5
+.Lsb\@_4:
+	.if \V == 16
+	SET_4_TO_15 movd, \r0, \d, \n
+	.else
+	SET_4_TO_15 vmovd, \h16, \d, \n
+	.endif
+	\fin	\arg
 .endm
 
 /* Aligned 4-vector blocks from rcx while rcx < \end (a loop of 28, 31
