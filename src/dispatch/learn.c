@@ -262,6 +262,7 @@ void ntm_learn_state(const struct learn_slot *s, struct learn_state *st)
 static struct learn_slot slots[NTM_LEARN_DOMAINS][NTMEM_CLASSES][NTM_LEARN_BANDS];
 static unsigned char domain_of[MAX_CPUS];  /* CPU -> slot row */
 static unsigned domains_seen = 1;
+static int domains_state;  /* 0 not mapped, 1 being mapped, 2 mapped */
 
 struct learn_slot *ntm_learn_slot(int cls, unsigned k)
 {
@@ -275,11 +276,18 @@ unsigned ntm_learn_domains(void)
 	return domains_seen;
 }
 
-/* The id Linux gives the L3 CPU `cpu` shares, or -1. */
+/* The id Linux gives the L3 CPU `cpu` shares, or -1.  The path is put
+ * together by hand: this runs inside a call (ntm_learn_map_domains). */
 static long l3_id(unsigned cpu)
 {
-	char path[96], text[32], *end;
-	snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu%u/cache/index3/id", cpu);
+	char path[96] = "/sys/devices/system/cpu/cpu", digits[12], text[32], *end;
+	size_t n = 0, at = strlen(path);
+	do
+		digits[n++] = (char)('0' + cpu % 10);
+	while ((cpu /= 10) && n < sizeof digits);
+	while (n)
+		path[at++] = digits[--n];
+	memcpy(path + at, "/cache/index3/id", sizeof "/cache/index3/id");
 	if (ntm_read_line(path, text, sizeof text))
 		return -1;
 	long id = strtol(text, &end, 10);
@@ -309,5 +317,18 @@ void ntm_learn_domains_init(unsigned after)
 		for (int cls = 0; cls < NTMEM_CLASSES; cls++)
 			for (unsigned k = 0; k < NTM_LEARN_BANDS; k++)
 				ntm_learn_init(&slots[d][cls][k], after);
+	__atomic_store_n(&domains_state, 2, __ATOMIC_RELEASE);
 	errno = saved;
+}
+
+int ntm_learn_map_domains(unsigned after)
+{
+	int state = __atomic_load_n(&domains_state, __ATOMIC_ACQUIRE);
+	if (state == 0 &&
+	    __atomic_compare_exchange_n(&domains_state, &state, 1, 0,
+					__ATOMIC_ACQUIRE, __ATOMIC_ACQUIRE)) {
+		ntm_learn_domains_init(after);
+		return 1;
+	}
+	return state == 2;
 }

@@ -148,12 +148,20 @@ unsigned ntm_learn_trial_calls(const struct learn_band *b);
 unsigned ntm_learn_bound(const struct learn_band *b);
 
 /* The process's slot of class cls and band k for the calling thread's
- * L3 domain.  The domains are read once (ntm_learn_domains_init). */
+ * L3 domain, once the domains are mapped (ntm_learn_map_domains). */
 struct learn_slot *ntm_learn_slot(int cls, unsigned k);
 
-/* Read which L3 each CPU shares (sysfs) and start every slot; called
- * once, as the process's policy is built. */
+/* Read which L3 each CPU shares (sysfs) and start the slots of the
+ * domains seen, trials after `after` calls. */
 void ntm_learn_domains_init(unsigned after);
+
+/* ntm_learn_domains_init once, on the first call that learns, not at
+ * start-up: a sysfs file per CPU, which every program would pay for at
+ * start whether it ever makes a call that large or not.  Returns 1 when
+ * the slots are ready, 0 while another thread (or the interrupted code,
+ * in a signal handler) maps them: that call then does not learn.  No
+ * lock, no allocation: open and read only. */
+int ntm_learn_map_domains(unsigned after);
 
 /* L3 domains seen (at least 1). */
 unsigned ntm_learn_domains(void);

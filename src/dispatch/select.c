@@ -60,7 +60,7 @@ void ntm_select_learned(struct ntm_route *r, const struct policy *p,
 {
 	unsigned prior;
 	const struct learn_band *b = ntm_select_band(p, cls, n, &prior);
-	if (!b || p != ntm_policy_ready())
+	if (!b || p != ntm_policy_ready() || !ntm_learn_map_domains(p->learn_after))
 		return;
 	struct learn_slot *s = ntm_learn_slot(cls, ntm_learn_band_of(n));
 	unsigned side = caller == NTM_CALLER_ENTRY && !flags
@@ -198,7 +198,6 @@ __attribute__((constructor(102))) static void build_process_policy(void)
 		 !strcmp(p->profile_status, "not present"))
 		ntm_policy_note(p, "NTMEM_PROFILE: %s: no such file", path);
 	__atomic_store_n(&process_width, forced, __ATOMIC_RELEASE);
-	ntm_learn_domains_init(p->learn_after);
 	ntm_select_set_inline(p);
 	__atomic_store_n(&ntm_policy_state, 2, __ATOMIC_RELEASE);
 	errno = saved;
