@@ -17,6 +17,15 @@
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
 #define NTM_X86 1
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 33))
+#include <sys/platform/x86.h>
+/* The leaves glibc read as the process started (2.33): each CPUID exits
+ * to the hypervisor in a guest, some 6 us.  Weak: NULL with a C library
+ * that has none, and before this object is relocated (an IFUNC
+ * resolver's probe), where CPUID answers instead. */
+#pragma weak __x86_get_cpuid_feature_leaf
+#define NTM_GLIBC_LEAVES 1
+#endif
 #elif defined(__aarch64__)
 #include <sys/auxv.h>
 #include "variants/sysreg.h"
@@ -153,72 +162,112 @@ static inline __attribute__((always_inline)) unsigned highest_leaf(unsigned base
 	return a;
 }
 
-/* What detect_x86 asks CPUID again otherwise: the highest leaves, leaf
- * 0's vendor words and leaf 1's EAX and ECX. */
+/* Leaf 1, 7 (subleaf 0), 0x80000001 or 0x80000008 into r (EAX, EBX, ECX,
+ * EDX), all zero where the CPU has no such leaf: the C library's copy
+ * (its CPUID_INDEX_* is index) where from_libc, else CPUID, if leaf is at
+ * most top, the highest leaf of its range. */
+static inline __attribute__((always_inline)) void feature_leaf(unsigned leaf,
+							       int index,
+							       int from_libc,
+							       unsigned top,
+							       unsigned r[4])
+{
+#ifdef NTM_GLIBC_LEAVES
+	if (from_libc) {
+		const struct cpuid_feature *f =
+			__x86_get_cpuid_feature_leaf((unsigned)index);
+		for (int i = 0; i < 4; i++)
+			r[i] = f->cpuid_array[i];
+		return;
+	}
+#else
+	(void)index;
+	(void)from_libc;
+#endif
+	r[0] = r[1] = r[2] = r[3] = 0;
+	if (top >= leaf)
+		__cpuid_count(leaf, 0, r[0], r[1], r[2], r[3]);
+}
+
+/* Whether the C library's copy of the leaves can be read (feature_leaf). */
+static inline __attribute__((always_inline)) int libc_leaves(void)
+{
+#ifdef NTM_GLIBC_LEAVES
+	return __x86_get_cpuid_feature_leaf != NULL;
+#else
+	return 0;
+#endif
+}
+
+#ifndef NTM_GLIBC_LEAVES
+enum { CPUID_INDEX_1, CPUID_INDEX_7, CPUID_INDEX_80000001,
+       CPUID_INDEX_80000008 = 5 };
+#endif
+
+/* What detect_x86 asks CPUID again otherwise: leaf 0's highest leaf and
+ * vendor words, leaf 1's EAX and ECX. */
 struct probe_leaves {
-	unsigned max_leaf, max_ext, vendor[3], eax1, ecx1;
+	unsigned max_leaf, vendor[3], eax1, ecx1;
 };
 
 /* Features from CPUID, and which of them the OS has enabled (XCR0), and
- * the leaves above into *l.  Pure CPUID and XGETBV, no library call and
- * no instrumentation: the IFUNC resolvers call it before the program is
- * relocated. */
+ * the leaves above into *l.  No instrumentation, and no library call
+ * but glibc's feature leaves once this object is relocated: the IFUNC
+ * resolvers call it before. */
 static NTM_NO_SANITIZE unsigned probe(unsigned *reported, uint64_t *xcr0,
 				      struct probe_leaves *l)
 {
-	unsigned a, b, c, d;
+	unsigned a, b, c, d, r[4];
 	__cpuid(0, a, b, c, d);
 	l->max_leaf = a;
 	l->vendor[0] = b;
 	l->vendor[1] = d;
 	l->vendor[2] = c;
-	unsigned max_leaf = a;
-	unsigned max_ext = l->max_ext = highest_leaf(0x80000000);
 	*reported = 0;
 	*xcr0 = 0;
-	if (max_leaf == 0)
+	if (l->max_leaf == 0)
 		return 0;
-	__cpuid(1, a, b, c, d);
-	l->eax1 = a;
-	l->ecx1 = c;
-	unsigned r = 0;
+	int from_libc = libc_leaves();
+	feature_leaf(1, CPUID_INDEX_1, from_libc, l->max_leaf, r);
+	l->eax1 = r[0];
+	l->ecx1 = c = r[2];
+	d = r[3];
+	unsigned f = 0;
 	if (d & (1u << 26))
-		r |= CPU_SSE2;
+		f |= CPU_SSE2;
 	if (c & (1u << 28))
-		r |= CPU_AVX;
+		f |= CPU_AVX;
 	int osxsave = (c >> 27) & 1;
-	if (max_leaf >= 7) {
-		__cpuid_count(7, 0, a, b, c, d);
-		if (b & (1u << 5))
-			r |= CPU_AVX2;
-		if (b & (1u << 9))
-			r |= CPU_ERMS;
-		if (b & (1u << 16))
-			r |= CPU_AVX512F;
-		if (b & (1u << 30))
-			r |= CPU_AVX512BW;
-		if (b & (1u << 31))
-			r |= CPU_AVX512VL;
-		if (c & (1u << 28))
-			r |= CPU_MOVDIR64B;
-		if (d & (1u << 4))
-			r |= CPU_FSRM;
-	}
-	if (max_ext >= 0x80000008) {
-		__cpuid(0x80000008, a, b, c, d);
-		if (b & 1u)
-			r |= CPU_CLZERO;
-	}
-	*reported = r;
+	feature_leaf(7, CPUID_INDEX_7, from_libc, l->max_leaf, r);
+	b = r[1], c = r[2], d = r[3];
+	if (b & (1u << 5))
+		f |= CPU_AVX2;
+	if (b & (1u << 9))
+		f |= CPU_ERMS;
+	if (b & (1u << 16))
+		f |= CPU_AVX512F;
+	if (b & (1u << 30))
+		f |= CPU_AVX512BW;
+	if (b & (1u << 31))
+		f |= CPU_AVX512VL;
+	if (c & (1u << 28))
+		f |= CPU_MOVDIR64B;
+	if (d & (1u << 4))
+		f |= CPU_FSRM;
+	feature_leaf(0x80000008, CPUID_INDEX_80000008, from_libc,
+		     from_libc ? 0 : highest_leaf(0x80000000), r);
+	if (r[1] & 1u)
+		f |= CPU_CLZERO;
+	*reported = f;
 
 	const unsigned avx512 = CPU_AVX512F | CPU_AVX512BW | CPU_AVX512VL;
-	unsigned usable = r & ~(CPU_AVX | CPU_AVX2 | avx512);
+	unsigned usable = f & ~(CPU_AVX | CPU_AVX2 | avx512);
 	if (osxsave) {
 		*xcr0 = read_xcr0();
 		if ((*xcr0 & XCR0_AVX) == XCR0_AVX)
-			usable |= r & (CPU_AVX | CPU_AVX2);
+			usable |= f & (CPU_AVX | CPU_AVX2);
 		if ((*xcr0 & XCR0_AVX512) == XCR0_AVX512)
-			usable |= r & avx512;
+			usable |= f & avx512;
 	}
 	return usable;
 }
@@ -269,15 +318,29 @@ static void read_hypervisor(char *name)
 		strcpy(name, "unnamed");
 }
 
-/* Leaves 0 and 1 and the highest leaves come from the probe, asked once
- * per process: each CPUID is some 6 us in a guest (above). */
+/* The brand string: 3 CPUIDs more, read when something shows it
+ * (ntm_cpu_brand), not as every program starts. */
+static void read_brand(char *brand)
+{
+	if (highest_leaf(0x80000000) < 0x80000004)
+		return;
+	unsigned w[12];
+	for (unsigned i = 0; i < 3; i++)
+		__cpuid(0x80000002 + i, w[4 * i], w[4 * i + 1], w[4 * i + 2],
+			w[4 * i + 3]);
+	memcpy(brand, w, 48);
+	brand[48] = '\0';
+	ntm_cpu_trim_brand(brand);
+}
+
+/* Leaves 0 and 1 come from the probe, asked once per process, and the
+ * extended range is read on AMD only, where the caches are: each CPUID
+ * is some 6 us in a guest (above). */
 static void detect_x86(struct cpu *cpu)
 {
-	unsigned a, b, c, d;
 	cpu->usable = ntm_cpu_probe(&cpu->reported, &cpu->xcr0);
 	const struct probe_leaves *l = &probed.leaves;
-	unsigned max_leaf = l->max_leaf, max_ext = l->max_ext;
-	if (max_leaf == 0)
+	if (l->max_leaf == 0)
 		return;
 
 	memcpy(cpu->vendor, l->vendor, 12);
@@ -285,8 +348,7 @@ static void detect_x86(struct cpu *cpu)
 	int amd = !strcmp(cpu->vendor, "AuthenticAMD") ||
 		  !strcmp(cpu->vendor, "HygonGenuine");
 
-	a = l->eax1;
-	c = l->ecx1;
+	unsigned a = l->eax1, c = l->ecx1;
 	unsigned family = (a >> 8) & 0xf, model = (a >> 4) & 0xf;
 	if (family == 0xf)
 		family += (a >> 20) & 0xff;
@@ -300,26 +362,18 @@ static void detect_x86(struct cpu *cpu)
 	if (c >> 31)
 		read_hypervisor(cpu->hypervisor);
 
-	if (max_ext >= 0x80000004) {
-		unsigned w[12];
-		for (unsigned i = 0; i < 3; i++)
-			__cpuid(0x80000002 + i, w[4 * i], w[4 * i + 1],
-				w[4 * i + 2], w[4 * i + 3]);
-		memcpy(cpu->brand, w, 48);
-		cpu->brand[48] = '\0';
+	if (!amd) {
+		if (l->max_leaf >= 4)
+			read_deterministic_caches(4, &cpu->cpuid_caches);
+		return;
 	}
-
-	int topoext = 0;
-	if (max_ext >= 0x80000001) {
-		__cpuid(0x80000001, a, b, c, d);
-		topoext = (c >> 22) & 1;
-	}
-	if (amd && topoext && max_ext >= 0x8000001d)
+	unsigned max_ext = highest_leaf(0x80000000), r[4];
+	feature_leaf(0x80000001, CPUID_INDEX_80000001, libc_leaves(), max_ext, r);
+	int topoext = (r[2] >> 22) & 1;
+	if (topoext && max_ext >= 0x8000001d)
 		read_deterministic_caches(0x8000001d, &cpu->cpuid_caches);
-	else if (amd)
+	else
 		read_amd_legacy_caches(max_ext, &cpu->cpuid_caches);
-	else if (max_leaf >= 4)
-		read_deterministic_caches(4, &cpu->cpuid_caches);
 }
 #endif
 
@@ -418,6 +472,23 @@ static void detect_sysfs(struct cache_info *c)
 				c->l3_shared_by = count_cpu_list(shared);
 		}
 	}
+}
+
+/* The L3 alone, from index3 where that is the L3 (every x86 Linux seen):
+ * 3 files, not the 13 of the whole scan.  0, or -1 to scan. */
+static int detect_sysfs_l3(struct cache_info *c)
+{
+	const char *dir = "/sys/devices/system/cpu/cpu0/cache/index3";
+	char path[128], level[8], shared[256];
+	snprintf(path, sizeof path, "%s/level", dir);
+	if (ntm_read_line(path, level, sizeof level) || strcmp(level, "3"))
+		return -1;
+	snprintf(path, sizeof path, "%s/size", dir);
+	c->l3 = read_sysfs_size(path);
+	snprintf(path, sizeof path, "%s/shared_cpu_list", dir);
+	if (!ntm_read_line(path, shared, sizeof shared))
+		c->l3_shared_by = count_cpu_list(shared);
+	return 0;
 }
 
 /* Append printf output to plan->how, separated by "; ". */
@@ -574,8 +645,13 @@ static void detect_aarch64(struct cpu *cpu)
 static struct cpu the_cpu;
 static pthread_once_t cpu_once = PTHREAD_ONCE_INIT;
 
+static pthread_once_t described_once = PTHREAD_ONCE_INIT;
+static int sysfs_l3_only;  /* detect read sysfs's L3 and no other level */
+
 /* Reading sysfs sets errno on files that are absent; a successful call
- * of the library must leave errno alone, whoever detects first. */
+ * of the library must leave errno alone, whoever detects first.  Where
+ * CPUID gave the caches, sysfs is read for the L3 alone (its size against
+ * CPUID's, and the CPUs sharing it): the plan uses nothing else of it. */
 static void detect(void)
 {
 	int saved = errno;
@@ -583,11 +659,32 @@ static void detect(void)
 	detect_x86(&the_cpu);
 #elif defined(__aarch64__)
 	detect_aarch64(&the_cpu);
+	ntm_cpu_trim_brand(the_cpu.brand);
 #endif
-	detect_sysfs(&the_cpu.sysfs_caches);
+	if (the_cpu.cpuid_caches.l3 && !detect_sysfs_l3(&the_cpu.sysfs_caches))
+		sysfs_l3_only = 1;
+	else
+		detect_sysfs(&the_cpu.sysfs_caches);
 	long n = sysconf(_SC_NPROCESSORS_ONLN);
 	the_cpu.online_cpus = n > 0 ? (unsigned)n : 1;
-	ntm_cpu_trim_brand(the_cpu.brand);
+	errno = saved;
+}
+
+/* What only a description shows: the brand string and sysfs's L1d and
+ * L2, which detect left.  Nothing else of the_cpu is written here, so
+ * that readers through ntm_cpu() see no field change. */
+static void describe(void)
+{
+	int saved = errno;
+#ifdef NTM_X86
+	read_brand(the_cpu.brand);
+#endif
+	if (sysfs_l3_only) {
+		struct cache_info all = {0};
+		detect_sysfs(&all);
+		the_cpu.sysfs_caches.l1d = all.l1d;
+		the_cpu.sysfs_caches.l2 = all.l2;
+	}
 	errno = saved;
 }
 
@@ -604,6 +701,13 @@ void ntm_cpu_trim_brand(char *b)
 const struct cpu *ntm_cpu(void)
 {
 	pthread_once(&cpu_once, detect);
+	return &the_cpu;
+}
+
+const struct cpu *ntm_cpu_described(void)
+{
+	pthread_once(&cpu_once, detect);
+	pthread_once(&described_once, describe);
 	return &the_cpu;
 }
 
@@ -658,7 +762,7 @@ static struct ntmem_cache_sizes public_sizes(const struct cache_info *c)
 
 void ntm_cpu_describe(struct ntmem_cpu_info *info)
 {
-	const struct cpu *cpu = ntm_cpu();
+	const struct cpu *cpu = ntm_cpu_described();
 	pthread_once(&public_once, build_public_view);
 	*info = (struct ntmem_cpu_info){
 		.arch = arch_name(),

@@ -14,7 +14,7 @@ struct cache_info {
 
 struct cpu {
 	char vendor[13];        /* "GenuineIntel", "AuthenticAMD", "" off x86 */
-	char brand[49];
+	char brand[49];         /* "" until ntm_cpu_described() on x86 */
 	unsigned family, model, stepping;
 	char hypervisor[13];    /* a guest's hypervisor ("KVMKVMKVM"); ""
 				   on bare metal or where none is known */
@@ -46,8 +46,13 @@ struct ntmem_cpu_info;
  * strings live as long as the process. */
 void ntm_cpu_describe(struct ntmem_cpu_info *info);
 
-/* The CPU this process runs on.  Thread-safe; detects on first call. */
+/* The CPU this process runs on.  Thread-safe; detects on first call.
+ * Its brand is empty and, where CPUID gave the caches, its sysfs_caches
+ * hold the L3 alone: what a policy needs, at the least start-up cost. */
 const struct cpu *ntm_cpu(void);
+
+/* The same with the brand and every sysfs level, for what shows them. */
+const struct cpu *ntm_cpu_described(void);
 
 /* Strip the blanks brand strings are padded with, at either end: CPUID
  * gives 48 bytes, and "Oxide Virtual Turin-like Processor" came with 13

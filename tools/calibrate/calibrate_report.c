@@ -259,7 +259,7 @@ static void print_verdict(const struct cal_class *k)
 static void print_text(const struct cal_options *o, const struct cal_class *k,
 		       const char *path, int written)
 {
-	const struct cpu *cpu = ntm_cpu();
+	const struct cpu *cpu = ntm_cpu_described();
 	printf("ntmem calibrate (%s effort, %.0f s): %s, %u online CPUs, pinned "
 	       "to CPU %d\n", o->effort->name, o->seconds,
 	       cpu->brand[0] ? cpu->brand : "unknown CPU", cpu->online_cpus, o->cpu);

@@ -320,7 +320,7 @@ int stats_level(const struct stats *a, const struct stats *b)
 void machine_facts(struct machine *m)
 {
 	memset(m, 0, sizeof *m);
-	const struct cpu *cpu = ntm_cpu();
+	const struct cpu *cpu = ntm_cpu_described();
 	snprintf(m->cpu, sizeof m->cpu, "%s", cpu->brand[0] ? cpu->brand : "unknown");
 	struct utsname u;
 	if (!uname(&u))
