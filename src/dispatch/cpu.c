@@ -111,30 +111,55 @@ NTM_NO_SANITIZE static inline uint64_t read_xcr0(void)
 	return ((uint64_t)hi << 32) | lo;
 }
 
-/* CPUID leaf 4 (Intel) and 0x8000001D (AMD) share one layout. */
+/* CPUID leaf 4 (Intel) and 0x8000001D (AMD) share one layout: subleaf i
+ * into c.  Returns its level (1-3), or 0 past the last cache or where
+ * the leaf is garbage (an emulator without it). */
+static unsigned read_cache_subleaf(unsigned leaf, unsigned i, struct cache_info *c)
+{
+	unsigned a, b, cx, d;
+	__cpuid_count(leaf, i, a, b, cx, d);
+	unsigned type = a & 31, level = (a >> 5) & 7;
+	if (type == 0 || type > 3 || level < 1 || level > 3)
+		return 0;
+	size_t size = (size_t)((b >> 22) + 1) * (((b >> 12) & 0x3ff) + 1) *
+		      ((b & 0xfff) + 1) * ((size_t)cx + 1);
+	if (level == 1 && type == 1)
+		c->l1d = size;
+	else if (level == 2 && type != 2)
+		c->l2 = size;
+	else if (level == 3 && type != 2) {
+		c->l3 = size;
+		c->l3_shared_by = ((a >> 14) & 0xfff) + 1;
+	}
+	return level;
+}
+
 static void read_deterministic_caches(unsigned leaf, struct cache_info *c)
 {
 	for (unsigned i = 0; i < 16; i++) {
-		unsigned a, b, cx, d;
-		__cpuid_count(leaf, i, a, b, cx, d);
-		unsigned type = a & 31, level = (a >> 5) & 7;
-		if (type == 0)
-			break;
-		if (type > 3 || level < 1 || level > 3)
-			break;  /* garbage: an emulator without this leaf */
-		size_t size = (size_t)((b >> 22) + 1) * (((b >> 12) & 0x3ff) + 1) *
-			      ((b & 0xfff) + 1) * ((size_t)cx + 1);
-		unsigned shared = ((a >> 14) & 0xfff) + 1;
-		if (level == 1 && type == 1)
-			c->l1d = size;
-		else if (level == 2 && type != 2)
-			c->l2 = size;
-		else if (level == 3 && type != 2) {
-			c->l3 = size;
-			c->l3_shared_by = shared;
+		unsigned level = read_cache_subleaf(leaf, i, c);
+		if (level == 0 || (level == 3 && c->l3))
 			break;  /* the last level read: one CPUID fewer */
-		}
 	}
+}
+
+/* Intel: the L3 from leaf 4's subleaf 3, where every Intel CPU seen has
+ * it, and the L1d and L2 that glibc read from the same leaf as the
+ * process started (2.33 keeps them for sysconf): one CPUID, not four.
+ * Anything else: the whole leaf. */
+static void read_intel_caches(struct cache_info *c)
+{
+#if defined(NTM_GLIBC_LEAVES) && defined(_SC_LEVEL1_DCACHE_SIZE)
+	long l1d = sysconf(_SC_LEVEL1_DCACHE_SIZE), l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+	struct cache_info l3 = {0};
+	if (l1d > 0 && l2 > 0 && read_cache_subleaf(4, 3, &l3) == 3 && l3.l3) {
+		*c = l3;
+		c->l1d = (size_t)l1d;
+		c->l2 = (size_t)l2;
+		return;
+	}
+#endif
+	read_deterministic_caches(4, c);
 }
 
 /* AMD's legacy leaves, for CPUs or emulators without TOPOEXT. */
@@ -364,7 +389,7 @@ static void detect_x86(struct cpu *cpu)
 
 	if (!amd) {
 		if (l->max_leaf >= 4)
-			read_deterministic_caches(4, &cpu->cpuid_caches);
+			read_intel_caches(&cpu->cpuid_caches);
 		return;
 	}
 	unsigned max_ext = highest_leaf(0x80000000), r[4];
