@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <fcntl.h>
+#include <sys/syscall.h>
 
 #include "cpu.h"
 
@@ -259,76 +261,144 @@ void ntm_learn_state(const struct learn_slot *s, struct learn_state *st)
 
 #define MAX_CPUS 1024
 
+/*
+ * One row of slots per L3 domain, claimed the first time a thread on a
+ * CPU of that domain learns, not at start-up: which L3 a CPU shares is a
+ * sysfs file per CPU, which every program would otherwise pay for as it
+ * starts, whether it makes a call that learns or not.  row_key[r] is the
+ * L3's id + 2 (1 for a CPU whose L3 sysfs does not name), 0 while free;
+ * row_ready[r] is set once the row's slots are started; domain_of[cpu]
+ * is the row + 1, 0 until that CPU is looked up.
+ */
 static struct learn_slot slots[NTM_LEARN_DOMAINS][NTMEM_CLASSES][NTM_LEARN_BANDS];
-static unsigned char domain_of[MAX_CPUS];  /* CPU -> slot row */
-static unsigned domains_seen = 1;
-static int domains_state;  /* 0 not mapped, 1 being mapped, 2 mapped */
+static long row_key[NTM_LEARN_DOMAINS];
+static int row_ready[NTM_LEARN_DOMAINS];
+static unsigned char domain_of[MAX_CPUS];
 
-struct learn_slot *ntm_learn_slot(int cls, unsigned k)
+/* The first line of a sysfs file, by raw system calls: inside a call
+ * of the user's, so no cancellation point (open and read are), no
+ * stdio, no allocation.  0, or -1. */
+static int read_line_nocancel(const char *path, char *buf, size_t len)
+{
+	long fd = syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	long got = syscall(SYS_read, fd, buf, len - 1);
+	syscall(SYS_close, fd);
+	if (got <= 0)
+		return -1;
+	buf[got] = '\0';
+	return 0;
+}
+
+/* The id Linux gives the L3 that CPU cpu shares, or -1: the path and the
+ * number by hand, as this runs inside a call. */
+static long l3_id(unsigned cpu)
+{
+	char path[96] = "/sys/devices/system/cpu/cpu", digits[12], text[32];
+	size_t n = 0, at = strlen(path);
+	do
+		digits[n++] = (char)('0' + cpu % 10);
+	while ((cpu /= 10) != 0);
+	while (n)
+		path[at++] = digits[--n];
+	memcpy(path + at, "/cache/index3/id", sizeof "/cache/index3/id");
+	if (read_line_nocancel(path, text, sizeof text) || text[0] < '0' || text[0] > '9')
+		return -1;
+	long id = 0;
+	for (const char *c = text; *c >= '0' && *c <= '9' && id < (1L << 40); c++)
+		id = id * 10 + (*c - '0');
+	return id;
+}
+
+static void start_row(unsigned r, unsigned after)
+{
+	for (int cls = 0; cls < NTMEM_CLASSES; cls++)
+		for (unsigned k = 0; k < NTM_LEARN_BANDS; k++)
+			ntm_learn_init(&slots[r][cls][k], after);
+	__atomic_store_n(&row_ready[r], 1, __ATOMIC_RELEASE);
+}
+
+/* The row of the L3 whose key is key: the one claimed for it, else a
+ * free one, claimed and started here; with more L3s than rows, the
+ * extra ones share, round robin. */
+static unsigned claim_row(long key, unsigned after)
+{
+	for (unsigned r = 0; r < NTM_LEARN_DOMAINS; r++) {
+		long cur = __atomic_load_n(&row_key[r], __ATOMIC_ACQUIRE);
+		if (cur == 0 && __atomic_compare_exchange_n(&row_key[r], &cur, key, 0,
+							    __ATOMIC_ACQ_REL,
+							    __ATOMIC_ACQUIRE)) {
+			start_row(r, after);
+			return r;
+		}
+		if (cur == key)  /* claimed for it, here or by a racing thread */
+			return r;
+	}
+	return (unsigned)(key % NTM_LEARN_DOMAINS);
+}
+
+struct learn_slot *ntm_learn_slot(int cls, unsigned k, unsigned after)
 {
 	int cpu = sched_getcpu();
-	unsigned d = cpu >= 0 && cpu < MAX_CPUS ? domain_of[cpu] : 0;
-	return &slots[d][cls][k];
+	int known = cpu >= 0 && cpu < MAX_CPUS;
+	unsigned d = known ? __atomic_load_n(&domain_of[cpu], __ATOMIC_RELAXED) : 0;
+	if (d == 0) {
+		int saved = errno;
+		d = claim_row(known ? l3_id((unsigned)cpu) + 2 : 1, after) + 1;
+		if (known)
+			__atomic_store_n(&domain_of[cpu], (unsigned char)d, __ATOMIC_RELAXED);
+		errno = saved;
+	}
+	/* A row another thread is starting: this call does not learn. */
+	if (!__atomic_load_n(&row_ready[d - 1], __ATOMIC_ACQUIRE))
+		return NULL;
+	return &slots[d - 1][cls][k];
+}
+
+/* Each online CPU's L3 key into keys (MAX_CPUS), -1 for offline ones;
+ * returns how many differ, at most NTM_LEARN_DOMAINS. */
+static unsigned online_l3_keys(long *keys)
+{
+	char list[1024];
+	unsigned char on[MAX_CPUS];
+	if (ntm_read_line("/sys/devices/system/cpu/online", list, sizeof list) ||
+	    ntm_parse_cpu_list(list, on, MAX_CPUS)) {
+		memset(on, 0, sizeof on);
+		on[0] = 1;
+	}
+	long seen[NTM_LEARN_DOMAINS];
+	unsigned nseen = 0;
+	for (unsigned cpu = 0; cpu < MAX_CPUS; cpu++) {
+		keys[cpu] = on[cpu] ? l3_id(cpu) + 2 : -1;
+		unsigned d = 0;
+		while (on[cpu] && d < nseen && seen[d] != keys[cpu])
+			d++;
+		if (on[cpu] && d == nseen && nseen < NTM_LEARN_DOMAINS)
+			seen[nseen++] = keys[cpu];
+	}
+	return nseen ? nseen : 1;
 }
 
 unsigned ntm_learn_domains(void)
 {
-	return domains_seen;
-}
-
-/* The id Linux gives the L3 CPU `cpu` shares, or -1.  The path is put
- * together by hand: this runs inside a call (ntm_learn_map_domains). */
-static long l3_id(unsigned cpu)
-{
-	char path[96] = "/sys/devices/system/cpu/cpu", digits[12], text[32], *end;
-	size_t n = 0, at = strlen(path);
-	do
-		digits[n++] = (char)('0' + cpu % 10);
-	while ((cpu /= 10) && n < sizeof digits);
-	while (n)
-		path[at++] = digits[--n];
-	memcpy(path + at, "/cache/index3/id", sizeof "/cache/index3/id");
-	if (ntm_read_line(path, text, sizeof text))
-		return -1;
-	long id = strtol(text, &end, 10);
-	return end == text ? -1 : id;
+	int saved = errno;
+	static long keys[MAX_CPUS];  /* reports only: not re-entered */
+	unsigned n = online_l3_keys(keys);
+	errno = saved;
+	return n;
 }
 
 void ntm_learn_domains_init(unsigned after)
 {
 	int saved = errno;
-	long seen[NTM_LEARN_DOMAINS];
-	unsigned nseen = 0;
-	long online = sysconf(_SC_NPROCESSORS_CONF);
-	for (unsigned cpu = 0; cpu < MAX_CPUS && (long)cpu < online; cpu++) {
-		long id = l3_id(cpu);
-		unsigned d = 0;
-		while (d < nseen && seen[d] != id)
-			d++;
-		if (d == nseen && nseen < NTM_LEARN_DOMAINS)
-			seen[nseen++] = id;
-		/* More L3s than slots: the extra ones share, round robin. */
-		domain_of[cpu] = (unsigned char)(d < nseen ? d : (unsigned)id % NTM_LEARN_DOMAINS);
-	}
-	domains_seen = nseen ? nseen : 1;
-	/* Only the rows a CPU maps to: the 8 rows are 27 pages of .bss,
-	 * which starting them all faulted in at every program's start. */
-	for (unsigned d = 0; d < domains_seen; d++)
-		for (int cls = 0; cls < NTMEM_CLASSES; cls++)
-			for (unsigned k = 0; k < NTM_LEARN_BANDS; k++)
-				ntm_learn_init(&slots[d][cls][k], after);
-	__atomic_store_n(&domains_state, 2, __ATOMIC_RELEASE);
+	static long keys[MAX_CPUS];
+	online_l3_keys(keys);
+	for (unsigned cpu = 0; cpu < MAX_CPUS; cpu++)
+		if (keys[cpu] >= 0)
+			domain_of[cpu] = (unsigned char)(claim_row(keys[cpu], after) + 1);
+	for (unsigned r = 0; r < NTM_LEARN_DOMAINS; r++)
+		if (__atomic_load_n(&row_key[r], __ATOMIC_ACQUIRE))
+			start_row(r, after);
 	errno = saved;
-}
-
-int ntm_learn_map_domains(unsigned after)
-{
-	int state = __atomic_load_n(&domains_state, __ATOMIC_ACQUIRE);
-	if (state == 0 &&
-	    __atomic_compare_exchange_n(&domains_state, &state, 1, 0,
-					__ATOMIC_ACQUIRE, __ATOMIC_ACQUIRE)) {
-		ntm_learn_domains_init(after);
-		return 1;
-	}
-	return state == 2;
 }

@@ -148,22 +148,19 @@ unsigned ntm_learn_trial_calls(const struct learn_band *b);
 unsigned ntm_learn_bound(const struct learn_band *b);
 
 /* The process's slot of class cls and band k for the calling thread's
- * L3 domain, once the domains are mapped (ntm_learn_map_domains). */
-struct learn_slot *ntm_learn_slot(int cls, unsigned k);
+ * L3 domain.  The domain's row of slots is claimed and started (trials
+ * after `after` calls) the first time a thread on it asks, reading its
+ * CPU's L3 from sysfs by raw system calls: no lock, no allocation, no
+ * cancellation point.  NULL while another thread starts that row: the
+ * call then does not learn. */
+struct learn_slot *ntm_learn_slot(int cls, unsigned k, unsigned after);
 
-/* Read which L3 each CPU shares (sysfs) and start the slots of the
- * domains seen, trials after `after` calls. */
+/* For the tests: claim the row of every online CPU's L3 and (re)start
+ * every claimed row, trials after `after` calls.  Not for a call path. */
 void ntm_learn_domains_init(unsigned after);
 
-/* ntm_learn_domains_init once, on the first call that learns, not at
- * start-up: a sysfs file per CPU, which every program would pay for at
- * start whether it ever makes a call that large or not.  Returns 1 when
- * the slots are ready, 0 while another thread (or the interrupted code,
- * in a signal handler) maps them: that call then does not learn.  No
- * lock, no allocation: open and read only. */
-int ntm_learn_map_domains(unsigned after);
-
-/* L3 domains seen (at least 1). */
+/* The L3 domains of the online CPUs, at most NTM_LEARN_DOMAINS (at least
+ * 1), from sysfs: for reports. */
 unsigned ntm_learn_domains(void);
 
 #endif

@@ -60,9 +60,11 @@ void ntm_select_learned(struct ntm_route *r, const struct policy *p,
 {
 	unsigned prior;
 	const struct learn_band *b = ntm_select_band(p, cls, n, &prior);
-	if (!b || p != ntm_policy_ready() || !ntm_learn_map_domains(p->learn_after))
+	if (!b || p != ntm_policy_ready())
 		return;
-	struct learn_slot *s = ntm_learn_slot(cls, ntm_learn_band_of(n));
+	struct learn_slot *s = ntm_learn_slot(cls, ntm_learn_band_of(n), p->learn_after);
+	if (!s)
+		return;
 	unsigned side = caller == NTM_CALLER_ENTRY && !flags
 				? ntm_learn_begin(s, b, prior, &r->ticket)
 				: ntm_learn_in_use(s, prior);

@@ -63,9 +63,9 @@ int ntmem_ladder_info(enum ntmem_class cls, struct ntmem_ladder_info *info)
 }
 
 /* Band k of class cls in *out, with the calling thread's L3 domain's
- * state once the domains are mapped (else none yet). */
+ * state (none while another thread starts that domain's row). */
 static void band_info(const struct policy *p, enum ntmem_class cls, unsigned k,
-		      int mapped, struct ntmem_adapt_band *out)
+		      struct ntmem_adapt_band *out)
 {
 	const struct learn_band *b = &p->band[cls][k];
 	*out = (struct ntmem_adapt_band){
@@ -74,10 +74,11 @@ static void band_info(const struct policy *p, enum ntmem_class cls, unsigned k,
 		.nsides = b->nsides > 1 ? b->nsides : 0, .decided = -1};
 	for (int i = 0; i < out->nsides; i++)
 		out->side[i] = ntm_variant_id(b->side[i]);
-	if (!out->nsides || !mapped)
+	const struct learn_slot *s = out->nsides ? ntm_learn_slot(cls, k, p->learn_after) : NULL;
+	if (!s)
 		return;
 	struct learn_state st;
-	ntm_learn_state(ntm_learn_slot(cls, k), &st);
+	ntm_learn_state(s, &st);
 	out->decided = st.decided >= 0 ? out->side[st.decided] : -1;
 	out->calls = st.calls;
 	out->trials = st.trials;
@@ -93,8 +94,6 @@ int ntmem_adapt_info(enum ntmem_class cls, struct ntmem_adapt_info *info)
 		return -1;
 	}
 	const struct policy *p = ntm_policy_ready();
-	/* A report maps the domains itself: it need not wait for a call. */
-	int mapped = p && p->learn && ntm_learn_map_domains(p->learn_after);
 	*info = (struct ntmem_adapt_info){
 		.on = p ? p->learn : 0,
 		.origin = p ? p->learn_origin : NTMEM_ORIGIN_DEFAULT,
@@ -112,7 +111,7 @@ int ntmem_adapt_info(enum ntmem_class cls, struct ntmem_adapt_info *info)
 			info->trial_calls = t;
 		if (b->nsides > 1 && bound > info->bound)
 			info->bound = bound;
-		band_info(p, cls, k, mapped, &info->band[info->nbands++]);
+		band_info(p, cls, k, &info->band[info->nbands++]);
 	}
 	return 0;
 }
