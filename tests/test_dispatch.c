@@ -312,7 +312,7 @@ static void check_brand_trimmed(void)
 		if (!ok)
 			snprintf(why, sizeof why, "'%s' became '%s'", cases[i][0], b);
 	}
-	const char *live = ntm_cpu()->brand;
+	const char *live = ntm_cpu_described()->brand;
 	size_t n = strlen(live);
 	if (ok && n && (live[0] == ' ' || live[n - 1] == ' ')) {
 		ok = 0;

@@ -21,8 +21,8 @@
 #include <sys/platform/x86.h>
 /* The leaves glibc read as the process started (2.33): each CPUID exits
  * to the hypervisor in a guest, some 6 us.  Weak: NULL with a C library
- * that has none, and before this object is relocated (an IFUNC
- * resolver's probe), where CPUID answers instead. */
+ * that has none, and while this object's GOT is not yet relocated (an
+ * IFUNC resolver run before that), where CPUID answers instead. */
 #pragma weak __x86_get_cpuid_feature_leaf
 #define NTM_GLIBC_LEAVES 1
 #endif
@@ -144,9 +144,12 @@ static void read_deterministic_caches(unsigned leaf, struct cache_info *c)
 }
 
 /* Intel: the L3 from leaf 4's subleaf 3, where every Intel CPU seen has
- * it, and the L1d and L2 that glibc read from the same leaf as the
- * process started (2.33 keeps them for sysconf): one CPUID, not four.
- * Anything else: the whole leaf. */
+ * it, and the L1d and L2 that glibc read as the process started (2.33
+ * keeps them for sysconf): one CPUID, not four.  glibc reads leaf 2's
+ * descriptors first, leaf 4 where they say to (every Intel CPU since
+ * Skylake); an older part whose two leaves disagree would see a profile
+ * recorded before this change as another CPU's.  Anything else: the
+ * whole leaf. */
 static void read_intel_caches(struct cache_info *c)
 {
 #if defined(NTM_GLIBC_LEAVES) && defined(_SC_LEVEL1_DCACHE_SIZE)
@@ -199,8 +202,11 @@ static inline __attribute__((always_inline)) void feature_leaf(unsigned leaf,
 {
 #ifdef NTM_GLIBC_LEAVES
 	if (from_libc) {
-		const struct cpuid_feature *f =
-			__x86_get_cpuid_feature_leaf((unsigned)index);
+		/* Through the pointer libc_leaves() tested, not the PLT: a
+		 * linker may give the call a slot of its own, relocated later. */
+		const struct cpuid_feature *(*get)(unsigned) = __x86_get_cpuid_feature_leaf;
+		__asm__("" : "+r"(get));
+		const struct cpuid_feature *f = get((unsigned)index);
 		for (int i = 0; i < 4; i++)
 			r[i] = f->cpuid_array[i];
 		return;
@@ -264,7 +270,9 @@ static NTM_NO_SANITIZE unsigned probe(unsigned *reported, uint64_t *xcr0,
 		f |= CPU_AVX;
 	int osxsave = (c >> 27) & 1;
 	feature_leaf(7, CPUID_INDEX_7, from_libc, l->max_leaf, r);
-	b = r[1], c = r[2], d = r[3];
+	b = r[1];
+	c = r[2];
+	d = r[3];
 	if (b & (1u << 5))
 		f |= CPU_AVX2;
 	if (b & (1u << 9))
@@ -388,8 +396,10 @@ static void detect_x86(struct cpu *cpu)
 		read_hypervisor(cpu->hypervisor);
 
 	if (!amd) {
-		if (l->max_leaf >= 4)
+		if (l->max_leaf >= 4 && !strcmp(cpu->vendor, "GenuineIntel"))
 			read_intel_caches(&cpu->cpuid_caches);
+		else if (l->max_leaf >= 4)
+			read_deterministic_caches(4, &cpu->cpuid_caches);
 		return;
 	}
 	unsigned max_ext = highest_leaf(0x80000000), r[4];
@@ -500,7 +510,8 @@ static void detect_sysfs(struct cache_info *c)
 }
 
 /* The L3 alone, from index3 where that is the L3 (every x86 Linux seen):
- * 3 files, not the 13 of the whole scan.  0, or -1 to scan. */
+ * 3 files, not the 13 of the whole scan.  Its type is not read: no CPU
+ * has had an L3 for instructions alone.  0, or -1 to scan. */
 static int detect_sysfs_l3(struct cache_info *c)
 {
 	const char *dir = "/sys/devices/system/cpu/cpu0/cache/index3";
@@ -695,20 +706,23 @@ static void detect(void)
 	errno = saved;
 }
 
-/* What only a description shows: the brand string and sysfs's L1d and
- * L2, which detect left.  Nothing else of the_cpu is written here, so
- * that readers through ntm_cpu() see no field change. */
+/* the_cpu with what only a description shows: the brand string and
+ * sysfs's L1d and L2, which detect left.  A copy, so that the_cpu, which
+ * other threads read and copy, never changes once detected. */
+static struct cpu described_cpu;
+
 static void describe(void)
 {
 	int saved = errno;
+	described_cpu = the_cpu;
 #ifdef NTM_X86
-	read_brand(the_cpu.brand);
+	read_brand(described_cpu.brand);
 #endif
 	if (sysfs_l3_only) {
 		struct cache_info all = {0};
 		detect_sysfs(&all);
-		the_cpu.sysfs_caches.l1d = all.l1d;
-		the_cpu.sysfs_caches.l2 = all.l2;
+		described_cpu.sysfs_caches.l1d = all.l1d;
+		described_cpu.sysfs_caches.l2 = all.l2;
 	}
 	errno = saved;
 }
@@ -733,7 +747,7 @@ const struct cpu *ntm_cpu_described(void)
 {
 	pthread_once(&cpu_once, detect);
 	pthread_once(&described_once, describe);
-	return &the_cpu;
+	return &described_cpu;
 }
 
 /* The public view. */
