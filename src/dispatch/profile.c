@@ -128,10 +128,11 @@ static int parse_line(struct profile *p, const char *key, const char *val)
 int ntm_profile_read(const char *path, const struct cpu *cpu,
 		     struct profile *p, char *why, size_t why_len)
 {
-	/* Absent, as for most programs: one stat, not the trust walk's
-	 * (ntm_profile_open) open and stat of each directory on the way. */
+	/* Absent, as for most programs: one lstat, not the trust walk's
+	 * (ntm_profile_open) open and stat of each directory on the way.
+	 * A link, even a dangling one, still goes to the walk's verdict. */
 	struct stat st;
-	if (stat(path, &st) && (errno == ENOENT || errno == ENOTDIR))
+	if (lstat(path, &st) && (errno == ENOENT || errno == ENOTDIR))
 		return NTM_PROFILE_ABSENT;
 	int fd = ntm_profile_open(path, why, why_len);
 	if (fd < 0)

@@ -7,9 +7,9 @@
  *
  * The classes: up to 2, 4 and 8 vectors, that many unaligned moves, half
  * anchored at the end; below one vector, the 32-, 16-, 8- and 4-byte
- * classes, two overlapping moves each, then up to 3 bytes as a byte and
- * a word.  On the AVX-512 width a memset below one vector is a single
- * masked store.  A copy loads
+ * classes, two overlapping moves each (a memset: 4-15 bytes as one class,
+ * SET_4_TO_15), then up to 3 bytes as a byte and a word.  On the AVX-512
+ * width a memset below one vector is a single masked store.  A copy loads
  * everything before it stores anything, so up to 8 vectors it is also
  * memmove.  Its stores go in address order, except with tail_first=1
  * (the guarded forms): the store holding the last byte goes first and
@@ -293,7 +293,7 @@
 .endm
 
 /* As COPY_SMALL (over1 too); gpr_from copies 8 bytes of the pattern into
- * a register (r9 here) for the classes below 16 bytes. */
+ * a register (r9 here) for the sizes below 4 bytes. */
 .macro SET_SMALL V, movu, r0, h32, h16, movh, gpr_from, d, n, fin, arg, above, not2, over1
 	.ifb \over1
 	cmp	$\V, \n
