@@ -203,14 +203,20 @@ static int has_role(const struct learn_band *b, enum ntmem_role role)
 	return 0;
 }
 
-/* The rival of role for rung i of l: the ladder's nearest rung of that
- * role (the profile's or the entry's choice of variant), else its
- * streaming variant, else the best-ranked of the role; rep string only
- * where the CPU has ERMS. */
+/* The kinds of variant a band's sides are drawn from. */
+static const enum ntmem_role kinds[] = {
+	NTMEM_ROLE_VECTOR, NTMEM_ROLE_STRING, NTMEM_ROLE_STREAMING};
+#define NKINDS (sizeof kinds / sizeof kinds[0])
+
+/* The rival of kinds[kind] for rung i of l: the ladder's nearest rung of
+ * that role (the profile's or the entry's choice of variant), else its
+ * streaming variant, else ranked, the best-ranked of the role; rep
+ * string only where the CPU has ERMS. */
 static const struct variant *rival(const struct policy *p, const struct ladder *l,
-				   enum ntmem_class cls, unsigned i,
-				   enum ntmem_role role)
+				   unsigned i, size_t kind,
+				   const struct variant *ranked)
 {
+	enum ntmem_role role = kinds[kind];
 	for (unsigned d = 1; d < l->count; d++) {
 		if (i >= d && l->v[i - d]->role == role)
 			return l->v[i - d];
@@ -221,15 +227,15 @@ static const struct variant *rival(const struct policy *p, const struct ladder *
 		return l->streaming;
 	if (role == NTMEM_ROLE_STRING && !(p->usable & CPU_ERMS))
 		return NULL;
-	return ntm_ranked(ntm_op_of(cls), role, cls == NTMEM_CLASS_SET_ZERO,
-			  p->usable);
+	return ranked;
 }
 
 /* Band k of class cls: the ladder's variants in it and their rivals of
- * the other kinds.  A band with a rung NTMEM_TUNABLES set does not learn:
- * the user has pinned it. */
+ * the other kinds (ranked: the best-ranked of each kind, asked once a
+ * class).  A band with a rung NTMEM_TUNABLES set does not learn: the
+ * user has pinned it. */
 static void plan_band(struct policy *p, enum ntmem_class cls, unsigned k,
-		      size_t l3)
+		      size_t l3, const struct variant *const ranked[NKINDS])
 {
 	const struct ladder *l = &p->ladder[cls];
 	struct learn_band *b = &p->band[cls][k];
@@ -245,11 +251,9 @@ static void plan_band(struct policy *p, enum ntmem_class cls, unsigned k,
 		}
 		add_side(b, l->v[i]);
 	}
-	static const enum ntmem_role kinds[] = {
-		NTMEM_ROLE_VECTOR, NTMEM_ROLE_STRING, NTMEM_ROLE_STREAMING};
-	for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+	for (size_t i = 0; i < NKINDS; i++)
 		if (!has_role(b, kinds[i]))
-			add_side(b, rival(p, l, cls, lo, kinds[i]));
+			add_side(b, rival(p, l, lo, i, ranked[i]));
 	b->near_cache = l3 == 0 || from < 4 * l3;
 }
 
@@ -260,11 +264,15 @@ static void plan_learning(struct policy *p, const struct cpu *cpu)
 	size_t l3 = plan.caches.l3 ? plan.caches.l3 : (size_t)64 << 20;
 	for (int cls = 0; cls < NTMEM_CLASSES; cls++) {
 		p->learn_from[cls] = SIZE_MAX;
+		const struct variant *ranked[NKINDS];
+		for (size_t i = 0; i < NKINDS; i++)
+			ranked[i] = ntm_ranked(ntm_op_of(cls), kinds[i],
+					       cls == NTMEM_CLASS_SET_ZERO, p->usable);
 		for (unsigned k = 0; k < NTM_LEARN_BANDS; k++) {
 			memset(&p->band[cls][k], 0, sizeof p->band[cls][k]);
 			if (!p->learn)
 				continue;
-			plan_band(p, cls, k, l3);
+			plan_band(p, cls, k, l3, ranked);
 			if (p->band[cls][k].nsides > 1 && p->learn_from[cls] == SIZE_MAX)
 				p->learn_from[cls] = ntm_learn_band_from(k);
 		}

@@ -82,7 +82,7 @@ const struct variant *ntm_variant_checked(int id, const char **why)
 
 int ntm_variant_id(const struct variant *v)
 {
-	for (int id = 0; id < ntm_variant_count(); id++)
+	for (int id = 0, n = ntm_variant_count(); id < n; id++)
 		if (table[id] == v)
 			return id;
 	return -1;
@@ -90,7 +90,7 @@ int ntm_variant_id(const struct variant *v)
 
 const struct variant *ntm_variant_named(enum ntmem_op op, const char *name)
 {
-	for (int id = 0; name && id < ntm_variant_count(); id++)
+	for (int id = 0, n = ntm_variant_count(); name && id < n; id++)
 		if (table[id]->op == op && !strcmp(table[id]->name, name))
 			return table[id];
 	return NULL;
@@ -105,7 +105,7 @@ const struct variant *ntm_ranked(enum ntmem_op op, enum ntmem_role role,
 				 int zero_ok, unsigned usable)
 {
 	const struct variant *best = NULL;
-	for (int id = 0; id < ntm_variant_count(); id++) {
+	for (int id = 0, n = ntm_variant_count(); id < n; id++) {
 		const struct variant *v = table[id];
 		if (v->op != op || v->role != role || (v->zero_only && !zero_ok) ||
 		    v->shape != NTM_SHAPE_LINES || (v->requires & ~usable))
@@ -120,7 +120,7 @@ const struct variant *ntm_ranked_copy(enum ntm_copy_shape shape,
 				      unsigned usable)
 {
 	const struct variant *best = NULL;
-	for (int id = 0; id < ntm_variant_count(); id++) {
+	for (int id = 0, n = ntm_variant_count(); id < n; id++) {
 		const struct variant *v = table[id];
 		if (v->op != NTMEM_OP_COPY || !ntm_streams(v) || v->shape != shape ||
 		    (v->requires & ~usable))
@@ -149,7 +149,7 @@ const struct variant *ntm_width_loop(enum ntmem_op op, enum ntm_width w,
 				     unsigned usable)
 {
 	unsigned needs = ntm_width_loop_requires(w);
-	for (int id = 0; needs && id < ntm_variant_count(); id++) {
+	for (int id = 0, n = needs ? ntm_variant_count() : 0; id < n; id++) {
 		const struct variant *v = table[id];
 		if (v->op == op && v->role == NTMEM_ROLE_VECTOR && v->requires == needs &&
 		    !(needs & ~usable))
