@@ -63,6 +63,7 @@ static inline void machine_cpu_from(const struct t_json *id,
 	snprintf(cpu->brand, sizeof cpu->brand, "%s", machine_text(id, "brand"));
 	snprintf(cpu->hypervisor, sizeof cpu->hypervisor, "%s",
 		 machine_text(id, "hypervisor"));
+	cpu->guest = cpu->hypervisor[0] != '\0';
 	cpu->family = (unsigned)machine_number(id, "family");
 	cpu->model = (unsigned)machine_number(id, "model");
 	cpu->stepping = (unsigned)machine_number(id, "stepping");

@@ -373,7 +373,7 @@ const struct builtin *ntm_builtin_for(const struct cpu *cpu, int family_only,
 		const struct recorded *e = &recorded[i];
 		if (!strcmp(cpu->vendor, e->vendor) && cpu->family == e->family &&
 		    cpu->model >= e->model_lo && cpu->model <= e->model_hi &&
-		    (!e->guest_only || cpu->hypervisor[0])) {
+		    (!e->guest_only || cpu->guest)) {
 			snprintf(how, len, "%s, from %s", e->ladders->name,
 				 e->ladders->source);
 			return e->ladders;

@@ -352,7 +352,7 @@ static void read_hypervisor(char *name)
 }
 
 /* The brand string: 3 CPUIDs more, read when something shows it
- * (ntm_cpu_brand), not as every program starts. */
+ * (describe), not as every program starts. */
 static void read_brand(char *brand)
 {
 	if (highest_leaf(0x80000000) < 0x80000004)
@@ -392,8 +392,7 @@ static void detect_x86(struct cpu *cpu)
 	cpu->stepping = a & 0xf;
 
 	cpu->has_xcr0 = (c >> 27) & 1;  /* OSXSAVE */
-	if (c >> 31)
-		read_hypervisor(cpu->hypervisor);
+	cpu->guest = c >> 31;  /* its name waits for describe() */
 
 	if (!amd) {
 		if (l->max_leaf >= 4 && !strcmp(cpu->vendor, "GenuineIntel"))
@@ -706,8 +705,8 @@ static void detect(void)
 	errno = saved;
 }
 
-/* the_cpu with what only a description shows: the brand string and
- * sysfs's L1d and L2, which detect left.  A copy, so that the_cpu, which
+/* the_cpu with what only a description shows: the brand string, the
+ * hypervisor's name and sysfs's L1d and L2, which detect left.  A copy, so that the_cpu, which
  * other threads read and copy, never changes once detected. */
 static struct cpu described_cpu;
 
@@ -717,6 +716,8 @@ static void describe(void)
 	described_cpu = the_cpu;
 #ifdef NTM_X86
 	read_brand(described_cpu.brand);
+	if (described_cpu.guest)
+		read_hypervisor(described_cpu.hypervisor);
 #endif
 	if (sysfs_l3_only) {
 		struct cache_info all = {0};

@@ -17,7 +17,9 @@ struct cpu {
 	char brand[49];         /* "" until ntm_cpu_described() on x86 */
 	unsigned family, model, stepping;
 	char hypervisor[13];    /* a guest's hypervisor ("KVMKVMKVM"); ""
-				   on bare metal or where none is known */
+				   on bare metal or where none is known, and
+				   until ntm_cpu_described() on x86 */
+	int guest;              /* CPUID says a hypervisor runs it */
 	unsigned reported;      /* enum cpu_feature bits CPUID reports */
 	unsigned usable;        /* ... and the OS supports */
 	int has_xcr0;
