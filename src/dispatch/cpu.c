@@ -4,6 +4,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/syscall.h>
 #include <stdarg.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -413,14 +414,14 @@ static void detect_x86(struct cpu *cpu)
 
 int ntm_read_line(const char *path, char *buf, size_t len)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	long fd = syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
-	ssize_t got;
+	long got;
 	do
-		got = read(fd, buf, len - 1);
+		got = syscall(SYS_read, fd, buf, len - 1);
 	while (got < 0 && errno == EINTR);
-	close(fd);
+	syscall(SYS_close, fd);
 	if (got <= 0)
 		return -1;
 	buf[got] = '\0';
@@ -479,32 +480,39 @@ static unsigned count_cpu_list(const char *s)
 	return count;
 }
 
+#define SYSFS_CACHES "/sys/devices/system/cpu/cpu0/cache"
+
+/* cpu0's cache index i as the L3: its size and the CPUs sharing it. */
+static void read_sysfs_l3(unsigned i, struct cache_info *c)
+{
+	char path[128], shared[256];
+	snprintf(path, sizeof path, SYSFS_CACHES "/index%u/size", i);
+	c->l3 = read_sysfs_size(path);
+	snprintf(path, sizeof path, SYSFS_CACHES "/index%u/shared_cpu_list", i);
+	if (!ntm_read_line(path, shared, sizeof shared))
+		c->l3_shared_by = count_cpu_list(shared);
+}
+
 static void detect_sysfs(struct cache_info *c)
 {
-	const char *base = "/sys/devices/system/cpu/cpu0/cache";
 	for (unsigned i = 0; i < 8; i++) {
-		char path[128], type[32], level[8], shared[256];
-		snprintf(path, sizeof path, "%s/index%u/type", base, i);
+		char path[128], type[32], level[8];
+		snprintf(path, sizeof path, SYSFS_CACHES "/index%u/type", i);
 		if (ntm_read_line(path, type, sizeof type))
 			break;
-		snprintf(path, sizeof path, "%s/index%u/level", base, i);
-		if (ntm_read_line(path, level, sizeof level))
+		snprintf(path, sizeof path, SYSFS_CACHES "/index%u/level", i);
+		if (ntm_read_line(path, level, sizeof level) || !strcmp(type, "Instruction"))
 			continue;
-		snprintf(path, sizeof path, "%s/index%u/size", base, i);
+		if (level[0] == '3') {
+			read_sysfs_l3(i, c);
+			continue;
+		}
+		snprintf(path, sizeof path, SYSFS_CACHES "/index%u/size", i);
 		size_t size = read_sysfs_size(path);
-		if (!strcmp(type, "Instruction"))
-			continue;
 		if (level[0] == '1' && !strcmp(type, "Data"))
 			c->l1d = size;
 		else if (level[0] == '2')
 			c->l2 = size;
-		else if (level[0] == '3') {
-			c->l3 = size;
-			snprintf(path, sizeof path,
-				 "%s/index%u/shared_cpu_list", base, i);
-			if (!ntm_read_line(path, shared, sizeof shared))
-				c->l3_shared_by = count_cpu_list(shared);
-		}
 	}
 }
 
@@ -513,16 +521,11 @@ static void detect_sysfs(struct cache_info *c)
  * has had an L3 for instructions alone.  0, or -1 to scan. */
 static int detect_sysfs_l3(struct cache_info *c)
 {
-	const char *dir = "/sys/devices/system/cpu/cpu0/cache/index3";
-	char path[128], level[8], shared[256];
-	snprintf(path, sizeof path, "%s/level", dir);
-	if (ntm_read_line(path, level, sizeof level) || strcmp(level, "3"))
+	char level[8];
+	if (ntm_read_line(SYSFS_CACHES "/index3/level", level, sizeof level) ||
+	    strcmp(level, "3"))
 		return -1;
-	snprintf(path, sizeof path, "%s/size", dir);
-	c->l3 = read_sysfs_size(path);
-	snprintf(path, sizeof path, "%s/shared_cpu_list", dir);
-	if (!ntm_read_line(path, shared, sizeof shared))
-		c->l3_shared_by = count_cpu_list(shared);
+	read_sysfs_l3(3, c);
 	return 0;
 }
 
@@ -706,8 +709,9 @@ static void detect(void)
 }
 
 /* the_cpu with what only a description shows: the brand string, the
- * hypervisor's name and sysfs's L1d and L2, which detect left.  A copy, so that the_cpu, which
- * other threads read and copy, never changes once detected. */
+ * hypervisor's name and sysfs's L1d and L2, which detect left.  A copy,
+ * so that the_cpu, which other threads read and copy, never changes
+ * once detected. */
 static struct cpu described_cpu;
 
 static void describe(void)

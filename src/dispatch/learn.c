@@ -4,12 +4,8 @@
 
 #include <errno.h>
 #include <sched.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <fcntl.h>
-#include <sys/syscall.h>
 
 #include "cpu.h"
 
@@ -275,24 +271,8 @@ static long row_key[NTM_LEARN_DOMAINS];
 static int row_ready[NTM_LEARN_DOMAINS];
 static unsigned char domain_of[MAX_CPUS];
 
-/* The first line of a sysfs file, by raw system calls: inside a call
- * of the user's, so no cancellation point (open and read are), no
- * stdio, no allocation.  0, or -1. */
-static int read_line_nocancel(const char *path, char *buf, size_t len)
-{
-	long fd = syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	long got = syscall(SYS_read, fd, buf, len - 1);
-	syscall(SYS_close, fd);
-	if (got <= 0)
-		return -1;
-	buf[got] = '\0';
-	return 0;
-}
-
 /* The id Linux gives the L3 that CPU cpu shares, or -1: the path and the
- * number by hand, as this runs inside a call. */
+ * number by hand, as this runs inside a call (ntm_read_line's contract). */
 static long l3_id(unsigned cpu)
 {
 	char path[96] = "/sys/devices/system/cpu/cpu", digits[12], text[32];
@@ -303,7 +283,7 @@ static long l3_id(unsigned cpu)
 	while (n)
 		path[at++] = digits[--n];
 	memcpy(path + at, "/cache/index3/id", sizeof "/cache/index3/id");
-	if (read_line_nocancel(path, text, sizeof text) || text[0] < '0' || text[0] > '9')
+	if (ntm_read_line(path, text, sizeof text) || text[0] < '0' || text[0] > '9')
 		return -1;
 	long id = 0;
 	for (const char *c = text; *c >= '0' && *c <= '9' && id < (1L << 40); c++)
@@ -356,47 +336,45 @@ struct learn_slot *ntm_learn_slot(int cls, unsigned k, unsigned after)
 	return &slots[d - 1][cls][k];
 }
 
-/* Each online CPU's L3 key into keys (MAX_CPUS), -1 for offline ones;
- * returns how many differ, at most NTM_LEARN_DOMAINS. */
-static unsigned online_l3_keys(long *keys)
+/* The online CPUs, into on (MAX_CPUS); CPU 0 alone where sysfs says
+ * nothing. */
+static void online_cpus(unsigned char *on)
 {
 	char list[1024];
-	unsigned char on[MAX_CPUS];
 	if (ntm_read_line("/sys/devices/system/cpu/online", list, sizeof list) ||
 	    ntm_parse_cpu_list(list, on, MAX_CPUS)) {
-		memset(on, 0, sizeof on);
+		memset(on, 0, MAX_CPUS);
 		on[0] = 1;
 	}
-	long seen[NTM_LEARN_DOMAINS];
-	unsigned nseen = 0;
-	for (unsigned cpu = 0; cpu < MAX_CPUS; cpu++) {
-		keys[cpu] = on[cpu] ? l3_id(cpu) + 2 : -1;
-		unsigned d = 0;
-		while (on[cpu] && d < nseen && seen[d] != keys[cpu])
-			d++;
-		if (on[cpu] && d == nseen && nseen < NTM_LEARN_DOMAINS)
-			seen[nseen++] = keys[cpu];
-	}
-	return nseen ? nseen : 1;
 }
 
 unsigned ntm_learn_domains(void)
 {
 	int saved = errno;
-	static long keys[MAX_CPUS];  /* reports only: not re-entered */
-	unsigned n = online_l3_keys(keys);
+	unsigned char on[MAX_CPUS];
+	long seen[NTM_LEARN_DOMAINS];
+	unsigned nseen = 0;
+	online_cpus(on);
+	for (unsigned cpu = 0; cpu < MAX_CPUS && nseen < NTM_LEARN_DOMAINS; cpu++) {
+		long key = on[cpu] ? l3_id(cpu) + 2 : 0;
+		unsigned d = 0;
+		while (key && d < nseen && seen[d] != key)
+			d++;
+		if (key && d == nseen)
+			seen[nseen++] = key;
+	}
 	errno = saved;
-	return n;
+	return nseen ? nseen : 1;
 }
 
 void ntm_learn_domains_init(unsigned after)
 {
 	int saved = errno;
-	static long keys[MAX_CPUS];
-	online_l3_keys(keys);
+	unsigned char on[MAX_CPUS];
+	online_cpus(on);
 	for (unsigned cpu = 0; cpu < MAX_CPUS; cpu++)
-		if (keys[cpu] >= 0)
-			domain_of[cpu] = (unsigned char)(claim_row(keys[cpu], after) + 1);
+		if (on[cpu])
+			domain_of[cpu] = (unsigned char)(claim_row(l3_id(cpu) + 2, after) + 1);
 	for (unsigned r = 0; r < NTM_LEARN_DOMAINS; r++)
 		if (__atomic_load_n(&row_key[r], __ATOMIC_ACQUIRE))
 			start_row(r, after);
