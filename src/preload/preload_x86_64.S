@@ -216,42 +216,6 @@
 .endm
 
 /*
- * rdi <- c (esi, and in XMM0's low dword), rdx < 32 bytes, on the AVX2
- * width: from XMM0 alone, so that no upper state is left to clear
- * (VZEROUPPER) on return, 1 to 3 bytes from sil, as glibc's AVX2 memset
- * does.  From YMM0 and a general register, then VZEROUPPER, 0-15 bytes
- * took 1.04x glibc's time.  4-15 bytes are one class (SET_4_TO_15).
- */
-.macro SET_BELOW_XMM tag
-	vpbroadcastb %xmm0, %xmm0
-	cmp	$16, %rdx
-	jae	.Lx16_\tag
-	cmp	$4, %rdx
-	jae	.Lx4_\tag
-	cmp	$1, %rdx
-	ja	.Lx2_\tag
-	jb	.Lx0_\tag
-	mov	%sil, (%rdi)
-.Lx0_\tag:
-	ret
-	.p2align 4
-.Lx2_\tag:
-	mov	%sil, (%rdi)
-	mov	%sil, 1(%rdi)
-	mov	%sil, -1(%rdi,%rdx)
-	ret
-	.p2align 4
-.Lx16_\tag:
-	vmovdqu	%xmm0, (%rdi)
-	vmovdqu	%xmm0, -16(%rdi,%rdx)
-	ret
-	.p2align 4
-.Lx4_\tag:
-	SET_4_TO_15 vmovd, %xmm0, %rdi, %rdx
-	ret
-.endm
-
-/*
  * rdi <- c (esi), rdx bytes, rax = rdi.  Below one vector the width's
  * narrow classes, to two vectors a pair of stores.  Above, the stores go
  * as the size is learnt, as in glibc's memset: the first two vectors,
@@ -293,7 +257,11 @@
 	cmp	$\V, %rdx
 	jae	.Lover1_\tag
 	.if \vzu
-	SET_BELOW_XMM \tag
+	/* Below 32 bytes from XMM0 alone, so no upper state for
+	 * VZEROUPPER to clear: from YMM0, then VZEROUPPER, 0-15 bytes
+	 * took 1.04x glibc's time (docs/results.md). */
+	vpbroadcastb %xmm0, %xmm0
+	SET_BELOW \V, \r0, \movh, \h32, \h16, \qword, %rdi, %rdx, RETURN, 0
 	.else
 	\bcast
 	SET_BELOW \V, \r0, \movh, \h32, \h16, \qword, %rdi, %rdx, RETURN, \vzu
