@@ -242,6 +242,16 @@ struct probe_leaves {
 	unsigned max_leaf, vendor[3], eax1, ecx1;
 };
 
+/* Leaf 7's feature bits: the register (EBX 1, ECX 2, EDX 3) and bit. */
+static const struct {
+	unsigned char reg, bit;
+	unsigned feature;
+} leaf7[] = {
+	{1, 5, CPU_AVX2},      {1, 9, CPU_ERMS},       {1, 16, CPU_AVX512F},
+	{1, 30, CPU_AVX512BW}, {1, 31, CPU_AVX512VL},  {2, 28, CPU_MOVDIR64B},
+	{3, 4, CPU_FSRM},
+};
+
 /* Features from CPUID, and which of them the OS has enabled (XCR0), and
  * the leaves above into *l.  No instrumentation, and no library call
  * but glibc's feature leaves once this object is relocated: the IFUNC
@@ -271,23 +281,9 @@ static NTM_NO_SANITIZE unsigned probe(unsigned *reported, uint64_t *xcr0,
 		f |= CPU_AVX;
 	int osxsave = (c >> 27) & 1;
 	feature_leaf(7, CPUID_INDEX_7, from_libc, l->max_leaf, r);
-	b = r[1];
-	c = r[2];
-	d = r[3];
-	if (b & (1u << 5))
-		f |= CPU_AVX2;
-	if (b & (1u << 9))
-		f |= CPU_ERMS;
-	if (b & (1u << 16))
-		f |= CPU_AVX512F;
-	if (b & (1u << 30))
-		f |= CPU_AVX512BW;
-	if (b & (1u << 31))
-		f |= CPU_AVX512VL;
-	if (c & (1u << 28))
-		f |= CPU_MOVDIR64B;
-	if (d & (1u << 4))
-		f |= CPU_FSRM;
+	for (size_t i = 0; i < sizeof leaf7 / sizeof leaf7[0]; i++)
+		if ((r[leaf7[i].reg] >> leaf7[i].bit) & 1)
+			f |= leaf7[i].feature;
 	feature_leaf(0x80000008, CPUID_INDEX_80000008, from_libc,
 		     from_libc ? 0 : highest_leaf(0x80000000), r);
 	if (r[1] & 1u)
