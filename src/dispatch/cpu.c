@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "ntmem.h"
+#include "util/once.h"
 #include "util/size.h"
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -236,11 +237,25 @@ enum { CPUID_INDEX_1, CPUID_INDEX_7, CPUID_INDEX_80000001,
        CPUID_INDEX_80000008 = 5 };
 #endif
 
-/* What detect_x86 asks CPUID again otherwise: leaf 0's highest leaf and
- * vendor words, leaf 1's EAX and ECX. */
+/* What identify_x86 asks CPUID again otherwise: leaf 1's EAX and ECX,
+ * and where the probe read it (without glibc's leaves), leaf 0's highest
+ * leaf and vendor words. */
 struct probe_leaves {
 	unsigned max_leaf, vendor[3], eax1, ecx1;
+	int have_leaf0;
 };
+
+/* Leaf 0: the highest leaf and the vendor's name. */
+static NTM_NO_SANITIZE void read_leaf0(struct probe_leaves *l)
+{
+	unsigned a, b, c, d;
+	__cpuid(0, a, b, c, d);
+	l->max_leaf = a;
+	l->vendor[0] = b;
+	l->vendor[1] = d;
+	l->vendor[2] = c;
+	l->have_leaf0 = 1;
+}
 
 /* Leaf 7's feature bits: the register (EBX 1, ECX 2, EDX 3) and bit. */
 static const struct {
@@ -255,21 +270,20 @@ static const struct {
 /* Features from CPUID, and which of them the OS has enabled (XCR0), and
  * the leaves above into *l.  No instrumentation, and no library call
  * but glibc's feature leaves once this object is relocated: the IFUNC
- * resolvers call it before. */
+ * resolvers call it before.  With glibc's leaves, no CPUID at all: leaf
+ * 0 waits for identify_x86, which a policy's build needs, not a width. */
 static NTM_NO_SANITIZE unsigned probe(unsigned *reported, uint64_t *xcr0,
 				      struct probe_leaves *l)
 {
-	unsigned a, b, c, d, r[4];
-	__cpuid(0, a, b, c, d);
-	l->max_leaf = a;
-	l->vendor[0] = b;
-	l->vendor[1] = d;
-	l->vendor[2] = c;
+	unsigned c, d, r[4];
 	*reported = 0;
 	*xcr0 = 0;
-	if (l->max_leaf == 0)
-		return 0;
 	int from_libc = libc_leaves();
+	if (!from_libc) {
+		read_leaf0(l);
+		if (l->max_leaf == 0)
+			return 0;
+	}
 	feature_leaf(1, CPUID_INDEX_1, from_libc, l->max_leaf, r);
 	l->eax1 = r[0];
 	l->ecx1 = c = r[2];
@@ -363,21 +377,18 @@ static void read_brand(char *brand)
 	ntm_cpu_trim_brand(brand);
 }
 
-/* Leaves 0 and 1 come from the probe, asked once per process, and the
- * extended range is read on AMD only, where the caches are: each CPUID
- * is some 6 us in a guest (above). */
-static void detect_x86(struct cpu *cpu)
+/* The CPU's name: leaf 1 as the probe read it, and leaf 0, read once per
+ * process: each CPUID is some 6 us in a guest (above). */
+static void identify_x86(struct cpu *cpu)
 {
-	cpu->usable = ntm_cpu_probe(&cpu->reported, &cpu->xcr0);
-	const struct probe_leaves *l = &probed.leaves;
+	struct probe_leaves *l = &probed.leaves;
+	if (!l->have_leaf0)
+		read_leaf0(l);  /* once: identify runs once */
 	if (l->max_leaf == 0)
 		return;
 
 	memcpy(cpu->vendor, l->vendor, 12);
 	cpu->vendor[12] = '\0';
-	int amd = !strcmp(cpu->vendor, "AuthenticAMD") ||
-		  !strcmp(cpu->vendor, "HygonGenuine");
-
 	unsigned a = l->eax1, c = l->ecx1;
 	unsigned family = (a >> 8) & 0xf, model = (a >> 4) & 0xf;
 	if (family == 0xf)
@@ -390,7 +401,17 @@ static void detect_x86(struct cpu *cpu)
 
 	cpu->has_xcr0 = (c >> 27) & 1;  /* OSXSAVE */
 	cpu->guest = c >> 31;  /* its name waits for describe() */
+}
 
+/* The caches CPUID gives: the extended range is read on AMD only, where
+ * they are. */
+static void read_cpuid_caches(struct cpu *cpu)
+{
+	const struct probe_leaves *l = &probed.leaves;
+	if (l->max_leaf == 0)
+		return;
+	int amd = !strcmp(cpu->vendor, "AuthenticAMD") ||
+		  !strcmp(cpu->vendor, "HygonGenuine");
 	if (!amd) {
 		if (l->max_leaf >= 4 && !strcmp(cpu->vendor, "GenuineIntel"))
 			read_intel_caches(&cpu->cpuid_caches);
@@ -676,11 +697,24 @@ static void detect_aarch64(struct cpu *cpu)
 }
 #endif
 
-static struct cpu the_cpu;
-static pthread_once_t cpu_once = PTHREAD_ONCE_INIT;
+static struct cpu features, the_cpu;
+static int features_once, cpu_once;  /* util/once.h */
 
 static pthread_once_t described_once = PTHREAD_ONCE_INIT;
 static int sysfs_l3_only;  /* detect read sysfs's L3 and no other level */
+
+/* On AArch64 the registers that give the features name the CPU too. */
+static void read_features(void)
+{
+	int saved = errno;
+#ifdef NTM_X86
+	features.usable = ntm_cpu_probe(&features.reported, &features.xcr0);
+#elif defined(__aarch64__)
+	detect_aarch64(&features);
+	ntm_cpu_trim_brand(features.brand);
+#endif
+	errno = saved;
+}
 
 /* Reading sysfs sets errno on files that are absent; a successful call
  * of the library must leave errno alone, whoever detects first.  Where
@@ -689,11 +723,10 @@ static int sysfs_l3_only;  /* detect read sysfs's L3 and no other level */
 static void detect(void)
 {
 	int saved = errno;
+	the_cpu = *ntm_cpu_features();
 #ifdef NTM_X86
-	detect_x86(&the_cpu);
-#elif defined(__aarch64__)
-	detect_aarch64(&the_cpu);
-	ntm_cpu_trim_brand(the_cpu.brand);
+	identify_x86(&the_cpu);
+	read_cpuid_caches(&the_cpu);
 #endif
 	if (the_cpu.cpuid_caches.l3 && !detect_sysfs_l3(&the_cpu.sysfs_caches))
 		sysfs_l3_only = 1;
@@ -738,15 +771,26 @@ void ntm_cpu_trim_brand(char *b)
 		b[n - 1] = '\0';
 }
 
+const struct cpu *ntm_cpu_features(void)
+{
+	ntm_once(&features_once, read_features, 1);
+	return &features;
+}
+
 const struct cpu *ntm_cpu(void)
 {
-	pthread_once(&cpu_once, detect);
+	ntm_once(&cpu_once, detect, 1);
 	return &the_cpu;
+}
+
+const struct cpu *ntm_cpu_try(void)
+{
+	return ntm_once(&cpu_once, detect, 0) ? &the_cpu : NULL;
 }
 
 const struct cpu *ntm_cpu_described(void)
 {
-	pthread_once(&cpu_once, detect);
+	ntm_cpu();
 	pthread_once(&described_once, describe);
 	return &described_cpu;
 }

@@ -53,6 +53,16 @@ void ntm_cpu_describe(struct ntmem_cpu_info *info);
  * hold the L3 alone: what a policy needs, at the least start-up cost. */
 const struct cpu *ntm_cpu(void);
 
+/* The same, or NULL while another call is detecting it: for a call that
+ * must not wait (a signal handler may have interrupted that detection on
+ * its own thread; util/once.h). */
+const struct cpu *ntm_cpu_try(void);
+
+/* The CPU's features (reported, usable, xcr0) and nothing else on x86:
+ * the rest is 0, as no CPUID but the probe's is asked (each is some 6 us
+ * in a guest) and no file read.  Enough to tell which variants run. */
+const struct cpu *ntm_cpu_features(void);
+
 /* The same with the brand and every sysfs level, for what shows them. */
 const struct cpu *ntm_cpu_described(void);
 

@@ -1,6 +1,7 @@
 /* registry.c - the table of all variants.  Ids run over set variants, then
  * copy variants, cached before streaming within each: a stable order for
  * tables and tests. */
+#include "util/once.h"
 #include "registry.h"
 
 #include <errno.h>
@@ -30,7 +31,8 @@ static const struct variant *table[MAX_VARIANTS];
 static const char *why_not[MAX_VARIANTS];  /* NULL: this CPU runs it */
 static char requires_text[MAX_VARIANTS][64];  /* "AVX-512F AVX-512BW" */
 static int table_len;
-static pthread_once_t table_once = PTHREAD_ONCE_INIT;
+static int table_once;  /* util/once.h */
+static pthread_once_t texts_once = PTHREAD_ONCE_INIT;
 
 static void describe_requires(unsigned bits, char *out)
 {
@@ -53,8 +55,6 @@ static void build_table(void)
 					if ((int)v->op == op && ntm_streams(v) == streaming &&
 					    table_len < MAX_VARIANTS) {
 						why_not[table_len] = ntm_variant_unsupported(v);
-						describe_requires(v->requires,
-								  requires_text[table_len]);
 						table[table_len++] = v;
 					}
 				}
@@ -62,8 +62,13 @@ static void build_table(void)
 
 int ntm_variant_count(void)
 {
-	pthread_once(&table_once, build_table);
+	ntm_once(&table_once, build_table, 1);
 	return table_len;
+}
+
+int ntm_variants_try(void)
+{
+	return ntm_once(&table_once, build_table, 0);
 }
 
 const struct variant *ntm_variant(int id)
@@ -98,7 +103,7 @@ const struct variant *ntm_variant_named(enum ntmem_op op, const char *name)
 
 const char *ntm_variant_unsupported(const struct variant *v)
 {
-	return ntm_cpu_missing(ntm_cpu(), v->requires);
+	return ntm_cpu_missing(ntm_cpu_features(), v->requires);
 }
 
 const struct variant *ntm_ranked(enum ntmem_op op, enum ntmem_role role,
@@ -189,7 +194,26 @@ const struct variant *ntm_baseline(enum ntmem_op op, int streaming)
 	return best;
 }
 
+const struct variant *ntm_libc_variant(enum ntmem_op op)
+{
+	for (size_t i = 0; i < ntm_family_libc.count; i++)
+		if (ntm_family_libc.variants[i].op == op)
+			return &ntm_family_libc.variants[i];
+	return NULL;
+}
+
+/* Only what lists the variants shows these: not made as the table is,
+ * which every process's start builds. */
+static void describe_all_requires(void)
+{
+	for (int id = 0; id < ntm_variant_count(); id++)
+		describe_requires(table[id]->requires, requires_text[id]);
+}
+
 const char *ntm_variant_requires(int id)
 {
-	return ntm_variant(id) ? requires_text[id] : NULL;
+	if (!ntm_variant(id))
+		return NULL;
+	pthread_once(&texts_once, describe_all_requires);
+	return requires_text[id];
 }

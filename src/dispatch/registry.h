@@ -7,6 +7,10 @@
 
 int ntm_variant_count(void);
 
+/* Build the variant table unless another call is building it: 1 when it
+ * is built, 0 when that call is (util/once.h). */
+int ntm_variants_try(void);
+
 /* The variant with this id, or NULL when the id is out of range. */
 const struct variant *ntm_variant(int id);
 
@@ -54,5 +58,10 @@ const struct variant *ntm_width_loop(enum ntmem_op op, enum ntm_width w,
  * best streaming one that writes any value.  Used before the policy is
  * built.  Lock-free and async-signal-safe. */
 const struct variant *ntm_baseline(enum ntmem_op op, int streaming);
+
+/* The variant that calls the C library's function for op (variants/
+ * libc.h): ntmem's own portable loops until the C library's are handed
+ * down.  Lock-free and async-signal-safe. */
+const struct variant *ntm_libc_variant(enum ntmem_op op);
 
 #endif

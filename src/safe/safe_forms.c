@@ -92,7 +92,7 @@ static const struct guarded_form *guarded_form_of(const struct variant *v)
 		const struct variant *first = f->family->variants;
 		if (v >= first && v < first + f->family->count && v->op == f->op &&
 		    v->role == f->role && v->requires == f->requires &&
-		    !ntm_cpu_missing(ntm_cpu(), f->needs) &&
+		    !ntm_cpu_missing(ntm_cpu_features(), f->needs) &&
 		    !ntm_variant_unsupported(v))
 			return f;
 	}
