@@ -254,6 +254,8 @@ $(O)/tests/test_safe: TEST_LDFLAGS = -Wl,--wrap=ntm_fence
 $(O)/tests/test_select: TEST_LDFLAGS = -Wl,--wrap=ntm_set_large,--wrap=ntm_copy_large
 # test_dczva makes DCZID_EL0 say DC ZVA is prohibited (on AArch64).
 $(O)/tests/test_dczva: TEST_LDFLAGS = -Wl,--wrap=ntm_sysreg_dczid
+# test_deferred raises a signal inside the CPU's detection, from sysconf.
+$(O)/tests/test_deferred: TEST_LDFLAGS = -Wl,--wrap=sysconf
 
 # The shared library too: tests dlopen it; ntmem.pc and the CMake files
 # (added where they are made): test_build reads them.

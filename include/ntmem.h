@@ -240,9 +240,19 @@ void *ntmem_variant_copy(int id, void *dst, const void *src, size_t n,
  *      sysfs disagreeing) is not trusted, and a fixed 64 MiB is used
  *      instead; ntmem_cpu_info() says what was used.
  *
- * The policy is built once, by the library's constructor.  A call made
- * before that (from another constructor), or while it runs, uses the
- * baseline: correct results with plain cached vector stores.
+ * The policy is built once.  With NTMEM_TUNABLES set or a profile file
+ * present, the library's constructor builds it as the program loads.
+ * Otherwise the first call that needs it does: a call with a flag, of
+ * 1 MiB or more, the 65th call past the entry points' own loop (past
+ * 32 KiB for memset and 24 KiB for memcpy, where every built-in ladder
+ * still runs that loop), or a question such as ntmem_ladder_info().
+ * The calls before that run the loop, or past it the C library's own
+ * function, so a short-lived program reads no cache topology at all.
+ * A call made before the constructor (from another constructor) uses
+ * the baseline: correct results with plain cached vector stores; one
+ * made while another builds the policy, or from a signal handler that
+ * interrupted its build or the CPU's detection, uses the C library's
+ * function (the baseline when it streams) and never waits.
  *
  * Learning on real calls.  Which method wins near and above the
  * last-level cache moves with the host's other work, so the ladder is a

@@ -119,12 +119,18 @@ static void test_table(const char *loop_name, const char *stream_name)
 	t_check(!bad, "select: every route of the table", "%d rows wrong; first: %s",
 		bad, why);
 
-	/* Before the policy is built: the baseline. */
+	/* Before the policy is built, once the constructor has run: the C
+	 * library's function, or streaming, the architecture's baseline. */
 	struct ntm_route r;
 	ntm_select(&r, NULL, NTMEM_CLASS_COPY, 16 * MiB, 0, 0, NTM_CALLER_ENTRY);
-	t_check(r.kind == NTM_ROUTE_BASELINE && r.v == ntm_baseline(NTMEM_OP_COPY, 0),
-		"select: before the policy, the baseline", "%s %s", kind_name(r.kind),
-		r.v ? r.v->name : "-");
+	t_check(r.kind == NTM_ROUTE_BASELINE && r.v == ntm_libc_variant(NTMEM_OP_COPY),
+		"select: before the policy, the C library's", "%s %s",
+		kind_name(r.kind), r.v ? r.v->name : "-");
+	ntm_select(&r, NULL, NTMEM_CLASS_SET_ZERO, 16 * MiB, NTMEM_F_NONTEMPORAL, 0,
+		   NTM_CALLER_ENTRY);
+	t_check(r.kind == NTM_ROUTE_BASELINE && r.v == ntm_baseline(NTMEM_OP_SET, 1),
+		"select: before the policy, streaming: the baseline", "%s %s",
+		kind_name(r.kind), r.v ? r.v->name : "-");
 }
 
 /* The assembly entries against the selector, on the process's policy:

@@ -320,16 +320,35 @@ size_t ntm_default_threshold(const struct cpu *cpu, enum ntmem_op op,
 	return t;
 }
 
+/* cpu's family, NULL where no rule names it (share_rule serves). */
+static const struct family *family_of(const struct cpu *cpu)
+{
+	for (size_t i = 0; i < sizeof families / sizeof families[0]; i++)
+		if (!strcmp(cpu->vendor, families[i].vendor) &&
+		    cpu->family >= families[i].family_lo &&
+		    cpu->family <= families[i].family_hi)
+			return &families[i];
+	return NULL;
+}
+
+/* cpu's own recorded entry, NULL where there is none. */
+static const struct recorded *recorded_entry(const struct cpu *cpu)
+{
+	for (size_t i = 0; i < sizeof recorded / sizeof recorded[0]; i++) {
+		const struct recorded *e = &recorded[i];
+		if (!strcmp(cpu->vendor, e->vendor) && cpu->family == e->family &&
+		    cpu->model >= e->model_lo && cpu->model <= e->model_hi &&
+		    (!e->guest_only || cpu->guest))
+			return e;
+	}
+	return NULL;
+}
+
 /* The family rule for cpu, its sizes made bytes, into *b. */
 static void family_rule(const struct cpu *cpu, struct builtin *b, char *how,
 			size_t len)
 {
-	const struct family *f = NULL;
-	for (size_t i = 0; i < sizeof families / sizeof families[0] && !f; i++)
-		if (!strcmp(cpu->vendor, families[i].vendor) &&
-		    cpu->family >= families[i].family_lo &&
-		    cpu->family <= families[i].family_hi)
-			f = &families[i];
+	const struct family *f = family_of(cpu);
 	*b = f ? *f->rule : share_rule;
 	char why[2][400];
 	size_t share[2];
@@ -369,18 +388,44 @@ const struct builtin *ntm_builtin_for(const struct cpu *cpu, int family_only,
 				      struct builtin *scratch, char *how,
 				      size_t len)
 {
-	for (size_t i = 0; i < sizeof recorded / sizeof recorded[0] && !family_only; i++) {
-		const struct recorded *e = &recorded[i];
-		if (!strcmp(cpu->vendor, e->vendor) && cpu->family == e->family &&
-		    cpu->model >= e->model_lo && cpu->model <= e->model_hi &&
-		    (!e->guest_only || cpu->guest)) {
-			snprintf(how, len, "%s, from %s", e->ladders->name,
-				 e->ladders->source);
-			return e->ladders;
-		}
+	const struct recorded *e = family_only ? NULL : recorded_entry(cpu);
+	if (e) {
+		snprintf(how, len, "%s, from %s", e->ladders->name, e->ladders->source);
+		return e->ladders;
 	}
 	family_rule(cpu, scratch, how, len);
 	return scratch;
+}
+
+/* How far b's ladders of op all start with the vector loop. */
+static size_t loop_reach(const struct builtin *b, enum ntmem_op op)
+{
+	size_t reach = SIZE_MAX;
+	for (int cls = 0; cls < NTMEM_CLASSES; cls++) {
+		const struct builtin_rung *r = &b->rung[cls][0];
+		if ((cls == NTMEM_CLASS_COPY) != (op == NTMEM_OP_COPY))
+			continue;
+		size_t upto = r->run == RUN_VECTOR ? r->upto : 0;
+		/* An edge at the L3's share is at least the floor (above). */
+		if (upto == UPTO_SHARE || upto == UPTO_4_SHARES)
+			upto = THRESHOLD_FLOOR;
+		reach = upto < reach ? upto : reach;
+	}
+	return reach;
+}
+
+size_t ntm_builtin_loop_reach(enum ntmem_op op)
+{
+	size_t reach = loop_reach(&share_rule, op);
+	for (size_t i = 0; i < sizeof recorded / sizeof recorded[0]; i++) {
+		size_t r = loop_reach(recorded[i].ladders, op);
+		reach = r < reach ? r : reach;
+	}
+	for (size_t i = 0; i < sizeof families / sizeof families[0]; i++) {
+		size_t r = loop_reach(families[i].rule, op);
+		reach = r < reach ? r : reach;
+	}
+	return reach;
 }
 
 const struct variant *ntm_builtin_variant(int cls, enum builtin_method run,

@@ -64,16 +64,67 @@ static inline enum ntmem_op ntm_op_of(enum ntmem_class cls)
 	return cls == NTMEM_CLASS_COPY ? NTMEM_OP_COPY : NTMEM_OP_SET;
 }
 
-/* The policy of this process once the constructor has built it, else
- * NULL: the caller then uses ntm_baseline().  Lock-free, so safe from
- * signal handlers and from inside the build itself. */
-static inline const struct policy *ntm_policy_ready(void)
+enum ntm_policy_state {
+	NTM_POLICY_NOT_BUILT,  /* before the library's constructor */
+	NTM_POLICY_BUILDING,
+	NTM_POLICY_READY,
+	NTM_POLICY_DEFERRED    /* to be built by the first call needing it */
+};
+
+/* The process's policy and how it stands (enum ntm_policy_state):
+ * select.c's. */
+extern int ntm_policy_state;
+extern struct policy ntm_the_policy;
+
+/* Build the deferred policy now, unless another call is building it or
+ * detecting the CPU: then NULL (select.c). */
+const struct policy *ntm_policy_deferred(void);
+
+/* The policy of this process if it is built, else NULL: never builds it. */
+static inline const struct policy *ntm_policy_if_built(void)
 {
-	extern int ntm_policy_state;
-	extern struct policy ntm_the_policy;
-	return __atomic_load_n(&ntm_policy_state, __ATOMIC_ACQUIRE) == 2
+	return __atomic_load_n(&ntm_policy_state, __ATOMIC_ACQUIRE) == NTM_POLICY_READY
 		       ? &ntm_the_policy : NULL;
 }
+
+/* The policy of this process, built here if the constructor deferred it;
+ * else NULL (before the constructor, or while another call builds it):
+ * the caller then uses ntm_baseline().  Never waits, takes no lock and
+ * allocates nothing, so safe from signal handlers and from inside the
+ * build itself. */
+static inline const struct policy *ntm_policy_ready(void)
+{
+	int s = __atomic_load_n(&ntm_policy_state, __ATOMIC_ACQUIRE);
+	if (__builtin_expect(s == NTM_POLICY_READY, 1))
+		return &ntm_the_policy;
+	return s == NTM_POLICY_DEFERRED ? ntm_policy_deferred() : NULL;
+}
+
+/* While the policy is deferred, the calls an entry point hands to C take
+ * the baseline variants without building it, unless they ask for
+ * streaming or caching, reach NTM_LEARN_MIN, or number more than this:
+ * a process that makes a few such calls (Python's start makes two) is
+ * spared the build, and one that keeps making them soon has the ladder.
+ * Below NTM_LEARN_MIN every built-in ladder runs cached stores. */
+#define NTM_DEFERRED_CALLS 64
+
+const struct policy *ntm_policy_deferred_call(size_t n, unsigned flags);
+
+/* The policy for an entry point's call of n bytes with flags: the
+ * process's, or NULL for the baseline (as ntm_policy_ready(), and while
+ * deferred, above). */
+static inline const struct policy *ntm_policy_for_call(size_t n, unsigned flags)
+{
+	int s = __atomic_load_n(&ntm_policy_state, __ATOMIC_ACQUIRE);
+	if (__builtin_expect(s == NTM_POLICY_READY, 1))
+		return &ntm_the_policy;
+	return s == NTM_POLICY_DEFERRED ? ntm_policy_deferred_call(n, flags) : NULL;
+}
+
+/* The policy of this process, built and waited for: for the tool, the
+ * reports and calibration, never for a call that may run in a signal
+ * handler. */
+const struct policy *ntm_policy_now(void);
 
 /* Build a policy from explicit inputs, for the process, the tool and the
  * tests: a pure function of *cpu (which may be a recorded one), the

@@ -384,5 +384,5 @@ int ntm_profile_in_effect(char *buf, size_t len, const char **why)
 		return 0;
 	}
 	errno = saved;
-	return user ? 0 : -1;
+	return user ? 1 : -1;
 }

@@ -106,7 +106,8 @@ const char *ntm_profile_system_path(void);
  * names one or the user's file exists, else the system-wide one when it
  * exists, else the user's (to report as not present).  A file exists
  * here unless looking it up says there is none (ENOENT, ENOTDIR): one
- * that cannot be read is taken, so that the reader says why.  Returns 0,
+ * that cannot be read is taken, so that the reader says why.  Returns 0;
+ * 1 with the user's path where neither file exists (NTMEM_PROFILE unset);
  * or -1 as ntm_profile_path() does. */
 int ntm_profile_in_effect(char *buf, size_t len, const char **why);
 

@@ -5,10 +5,12 @@
 #include "select.h"
 
 #include <errno.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "builtin.h"
 #include "profile.h"
 #include "util/clock.h"
 #include "variants/libc.h"
@@ -20,7 +22,7 @@ struct ntm_limits ntm_limits;
 
 size_t ntm_select_small_max(void)
 {
-	const struct policy *p = ntm_policy_ready();
+	const struct policy *p = ntm_policy_if_built();
 	static size_t memo;  /* CPUID is slow in a VM: once */
 	size_t m = __atomic_load_n(&memo, __ATOMIC_RELAXED);
 	if (p)
@@ -133,7 +135,7 @@ void ntm_select_set_shim(int width, int counting)
 /* ------------------------------------------------------------------ */
 
 struct policy ntm_the_policy;
-int ntm_policy_state;  /* 0 not built, 1 building, 2 ready */
+int ntm_policy_state;  /* enum ntm_policy_state */
 
 /* Set by the shim before the policy is built: the process's entry points
  * are the shim's, whose width NTMEM_TUNABLES shim_width= may choose. */
@@ -154,6 +156,7 @@ enum ntm_width ntm_select_width(void)
 
 void ntm_select_pin(enum ntmem_op op, const struct variant *v)
 {
+	ntm_policy_now();  /* built first, or the build would undo this */
 	struct policy *p = &ntm_the_policy;
 	for (int cls = 0; cls < NTMEM_CLASSES; cls++) {
 		if ((int)ntm_op_of(cls) != (int)op)
@@ -168,39 +171,140 @@ void ntm_select_pin(enum ntmem_op op, const struct variant *v)
 	ntm_select_set_inline(p);
 }
 
-/* Built once, as the library is loaded: no call ever waits for it, takes
- * a lock or allocates, so the entry points stay async-signal-safe.  errno
- * is left as it was: loading a library must not change it. */
-__attribute__((constructor(102))) static void build_process_policy(void)
-{
-	int expected = 0;
-	if (!__atomic_compare_exchange_n(&ntm_policy_state, &expected, 1, 0,
-					 __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
-		return;
-	int saved = errno;
-	ntm_libc_resolve();
+/* Where the process's policy comes from, read as the library is loaded:
+ * the profile's path (or why there is none) and whether a file is there. */
+static struct {
 	char path[1024];
 	const char *why;
-	int have_path = !ntm_profile_in_effect(path, sizeof path, &why);
+	int have_path, absent;
+} source;
+
+/* Build the process's policy from cpu, tunables (NULL: none) and the
+ * profile source names, and publish it.  Inside a call (deferred_build)
+ * tunables are NULL and the profile is absent: then it reads no file,
+ * takes no lock and allocates nothing. */
+static void build(const struct cpu *detected, const char *tunables)
+{
 	struct policy *p = &ntm_the_policy;
-	const char *tunables = secure_getenv("NTMEM_TUNABLES");
 	/* The shim's entry points at a forced width: the policy of a CPU that
 	 * runs no wider, so that its ladders are that CPU's too. */
-	struct cpu cpu = *ntm_cpu();
+	struct cpu cpu = *detected;
 	enum ntm_width forced = serving_shim && tunables
 					? ntm_tunables_shim_width(tunables) : NTM_WIDTH_NONE;
 	if (forced != NTM_WIDTH_NONE && forced <= ntm_width_for(cpu.usable))
 		cpu.usable = ntm_width_usable(forced, cpu.usable);
 	else
 		forced = NTM_WIDTH_NONE;
-	ntm_policy_build(p, &cpu, tunables, have_path ? path : NULL);
-	if (!have_path)
-		snprintf(p->profile_status, sizeof p->profile_status, "none: %s", why);
-	else if (secure_getenv("NTMEM_PROFILE") && !p->profile_loaded &&
-		 !strcmp(p->profile_status, "not present"))
-		ntm_policy_note(p, "NTMEM_PROFILE: %s: no such file", path);
+	int read_profile = source.have_path && !source.absent;
+	ntm_policy_build(p, &cpu, tunables, read_profile ? source.path : NULL);
+	if (!source.have_path) {
+		snprintf(p->profile_status, sizeof p->profile_status, "none: %s",
+			 source.why);
+	} else if (source.absent) {
+		snprintf(p->profile_path, sizeof p->profile_path, "%s", source.path);
+		snprintf(p->profile_status, sizeof p->profile_status, "not present");
+	} else if (secure_getenv("NTMEM_PROFILE") && !p->profile_loaded &&
+		   !strcmp(p->profile_status, "not present")) {
+		ntm_policy_note(p, "NTMEM_PROFILE: %s: no such file", source.path);
+	}
 	__atomic_store_n(&process_width, forced, __ATOMIC_RELEASE);
 	ntm_select_set_inline(p);
-	__atomic_store_n(&ntm_policy_state, 2, __ATOMIC_RELEASE);
+	__atomic_store_n(&ntm_policy_state, NTM_POLICY_READY, __ATOMIC_RELEASE);
+}
+
+/* Until the policy is built, the entry points run their loop inline as
+ * far as every built-in ladder starts with it (ntm_builtin_loop_reach);
+ * the first call beyond builds the policy.  Most short-lived programs
+ * make none.  The features are read here, at load, so that a build inside
+ * a call never waits for a read that call interrupted. */
+static void plan_provisional_inline(void)
+{
+	unsigned usable = ntm_cpu_features()->usable;
+	int loop = ntm_width_loop_requires(ntm_width_for(usable)) != 0;
+	for (int op = 0; op < 2; op++) {
+		size_t reach = loop ? ntm_builtin_loop_reach(op) : 0;
+		if (reach > NTM_LEARN_MIN)
+			reach = NTM_LEARN_MIN;  /* learning starts there */
+		__atomic_store_n(&ntm_limits.inline_max[op], reach ? reach - 1 : 0,
+				 __ATOMIC_RELAXED);
+	}
+}
+
+/*
+ * As the library is loaded: where NTMEM_TUNABLES or a profile file says
+ * anything, the policy is built now.  Otherwise it is built by the first
+ * call that needs it (ntm_policy_ready()): the CPU's caches (sysfs,
+ * CPUID) and the ladders cost a short-lived program more than all its
+ * calls, and most never make one beyond the entry points' own loop.
+ * Either way no call waits for it, takes a lock or allocates, so the
+ * entry points stay async-signal-safe.  errno is left as it was: loading
+ * a library must not change it.
+ */
+__attribute__((constructor(102))) static void build_process_policy(void)
+{
+	int expected = NTM_POLICY_NOT_BUILT;
+	if (!__atomic_compare_exchange_n(&ntm_policy_state, &expected,
+					 NTM_POLICY_BUILDING, 0,
+					 __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+		return;
+	int saved = errno;
+	ntm_libc_resolve();
+	int found = ntm_profile_in_effect(source.path, sizeof source.path, &source.why);
+	source.have_path = found >= 0;
+	source.absent = found == 1;
+	const char *tunables = secure_getenv("NTMEM_TUNABLES");
+	if (!tunables && (!source.have_path || source.absent)) {
+		plan_provisional_inline();
+		__atomic_store_n(&ntm_policy_state, NTM_POLICY_DEFERRED, __ATOMIC_RELEASE);
+	} else {
+		build(ntm_cpu(), tunables);
+	}
 	errno = saved;
+}
+
+/* A signal handler's call may build it, and qemu-user (7.2) enters a
+ * handler with its stack 8 bytes off the 16 the ABI promises: the build's
+ * struct copies, aligned vector stores on the stack, then fault. */
+#if defined(__x86_64__) || defined(__i386__)
+#define REALIGN_STACK __attribute__((force_align_arg_pointer))
+#else
+#define REALIGN_STACK
+#endif
+
+/* The first call that needs the policy builds it, unless another call is
+ * building it, the variant table or the CPU's description, when it takes
+ * the baseline. */
+REALIGN_STACK const struct policy *ntm_policy_deferred(void)
+{
+	int expected = NTM_POLICY_DEFERRED;
+	if (!__atomic_compare_exchange_n(&ntm_policy_state, &expected,
+					 NTM_POLICY_BUILDING, 0,
+					 __ATOMIC_ACQUIRE, __ATOMIC_ACQUIRE))
+		return expected == NTM_POLICY_READY ? &ntm_the_policy : NULL;
+	int saved = errno;
+	const struct cpu *cpu = ntm_variants_try() ? ntm_cpu_try() : NULL;
+	if (cpu)
+		build(cpu, NULL);
+	else
+		__atomic_store_n(&ntm_policy_state, NTM_POLICY_DEFERRED, __ATOMIC_RELEASE);
+	errno = saved;
+	return cpu ? &ntm_the_policy : NULL;
+}
+
+const struct policy *ntm_policy_deferred_call(size_t n, unsigned flags)
+{
+	static unsigned calls;
+	if (n < NTM_LEARN_MIN && !flags &&
+	    __atomic_fetch_add(&calls, 1, __ATOMIC_RELAXED) < NTM_DEFERRED_CALLS)
+		return NULL;
+	return ntm_policy_deferred();
+}
+
+const struct policy *ntm_policy_now(void)
+{
+	build_process_policy();  /* where no constructor has run yet */
+	const struct policy *p;
+	while (!(p = ntm_policy_ready()))
+		sched_yield();
+	return p;
 }

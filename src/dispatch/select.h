@@ -10,7 +10,8 @@
  *             the entry width's own cached loop, run inline;
  *   OVERLAP   a copy whose buffers overlap, beyond the small path: the C
  *             library's memmove;
- *   BASELINE  before the policy is built: the baseline variants;
+ *   BASELINE  before the policy is built: the baseline variants, or the
+ *             C library's function once the constructor has run;
  *   RUNG      the ladder's variant for n and flags;
  *   LEARNED   from NTM_LEARN_MIN up, without flags, where the band has
  *             rivals: the side the learning runs (learn.h), timed when
@@ -98,6 +99,21 @@ void ntm_select_learned(struct ntm_route *r, const struct policy *p,
 			enum ntmem_class cls, size_t n, unsigned flags,
 			enum ntm_caller caller);
 
+/* Before the policy is built: until the library's constructor has run,
+ * the architecture's baseline (registry.h), which needs nothing detected;
+ * from then on, while the policy waits to be built (policy.h,
+ * NTM_DEFERRED_CALLS), the C library's function for a cached call, as
+ * fast as the C library on every CPU.  The constructor hands it down
+ * before it leaves NTM_POLICY_NOT_BUILT. */
+static inline const struct variant *ntm_select_baseline(enum ntmem_op op,
+							int streaming)
+{
+	if (!streaming &&
+	    __atomic_load_n(&ntm_policy_state, __ATOMIC_RELAXED) != NTM_POLICY_NOT_BUILT)
+		return ntm_libc_variant(op);
+	return ntm_baseline(op, streaming);
+}
+
 /* The route of a call beyond the small path and the inline loop: RUNG,
  * LEARNED, or BASELINE before the policy is built. */
 static inline void ntm_select_beyond(struct ntm_route *r, const struct policy *p,
@@ -107,7 +123,8 @@ static inline void ntm_select_beyond(struct ntm_route *r, const struct policy *p
 	r->ticket.slot = NULL;
 	if (__builtin_expect(!p, 0)) {
 		r->kind = NTM_ROUTE_BASELINE;
-		r->v = ntm_baseline(ntm_op_of(cls), !!(flags & NTMEM_F_NONTEMPORAL));
+		r->v = ntm_select_baseline(ntm_op_of(cls),
+					   !!(flags & NTMEM_F_NONTEMPORAL));
 		return;
 	}
 	r->kind = NTM_ROUTE_RUNG;

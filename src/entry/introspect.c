@@ -41,8 +41,8 @@ int ntmem_ladder_info(enum ntmem_class cls, struct ntmem_ladder_info *info)
 		l = &p->ladder[cls];
 	} else {
 		enum ntmem_op op = ntm_op_of(cls);
-		ntm_ladder_single(&baseline, ntm_baseline(op, 0),
-				  ntm_baseline(op, 1), NTMEM_ORIGIN_DEFAULT);
+		ntm_ladder_single(&baseline, ntm_select_baseline(op, 0),
+				  ntm_select_baseline(op, 1), NTMEM_ORIGIN_DEFAULT);
 		l = &baseline;
 	}
 	info->small_max = p ? p->small_max : ntm_select_small_max();

@@ -9,21 +9,23 @@
 
 /* Every route but a cached rung's, out of line: the cached rung then
  * reaches its variant as a tail call that saves no registers. */
-__attribute__((noinline)) static void *set_routed(void *dst, int c, size_t n,
+__attribute__((noinline)) static void *set_routed(const struct policy *p,
+						  void *dst, int c, size_t n,
 						  unsigned flags)
 {
 	struct ntm_route r;
-	ntm_select(&r, ntm_policy_ready(), ntm_class_of(NTMEM_OP_SET, c), n, flags,
-		   0, NTM_CALLER_ENTRY);
+	ntm_select(&r, p, ntm_class_of(NTMEM_OP_SET, c), n, flags, 0,
+		   NTM_CALLER_ENTRY);
 	return ntm_route_set(&r, dst, c, n, flags);
 }
 
-__attribute__((noinline)) static void *copy_routed(void *dst, const void *src,
+__attribute__((noinline)) static void *copy_routed(const struct policy *p,
+						   void *dst, const void *src,
 						   size_t n, unsigned flags)
 {
 	struct ntm_route r;
-	ntm_select(&r, ntm_policy_ready(), NTMEM_CLASS_COPY, n, flags,
-		   ntm_overlap(dst, src, n), NTM_CALLER_ENTRY);
+	ntm_select(&r, p, NTMEM_CLASS_COPY, n, flags, ntm_overlap(dst, src, n),
+		   NTM_CALLER_ENTRY);
 	if (r.kind == NTM_ROUTE_OVERLAP)
 		return ntm_libc.memmove(dst, src, n);
 	return ntm_route_copy(&r, dst, src, n, flags);
@@ -31,18 +33,20 @@ __attribute__((noinline)) static void *copy_routed(void *dst, const void *src,
 
 void *ntm_set_large(void *dst, int c, size_t n, unsigned flags)
 {
-	const struct variant *v = ntm_select_cached_rung(
-		ntm_policy_ready(), ntm_class_of(NTMEM_OP_SET, c), n, flags);
+	const struct policy *p = ntm_policy_for_call(n, flags);
+	const struct variant *v =
+		ntm_select_cached_rung(p, ntm_class_of(NTMEM_OP_SET, c), n, flags);
 	if (__builtin_expect(v != NULL, 1))
 		return v->set(dst, c, n);
-	return set_routed(dst, c, n, flags);
+	return set_routed(p, dst, c, n, flags);
 }
 
 void *ntm_copy_large(void *dst, const void *src, size_t n, unsigned flags)
 {
+	const struct policy *p = ntm_policy_for_call(n, flags);
 	const struct variant *v = ntm_overlap(dst, src, n) ? NULL :
-		ntm_select_cached_rung(ntm_policy_ready(), NTMEM_CLASS_COPY, n, flags);
+		ntm_select_cached_rung(p, NTMEM_CLASS_COPY, n, flags);
 	if (__builtin_expect(v != NULL, 1))
 		return v->copy(dst, src, n);
-	return copy_routed(dst, src, n, flags);
+	return copy_routed(p, dst, src, n, flags);
 }

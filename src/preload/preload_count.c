@@ -364,9 +364,9 @@ static void start_child_record(void)
 int ntm_shim_report_setup(void)
 {
 	const char *dir = secure_getenv(NTM_REPORT_ENV);
-	const struct policy *p = ntm_policy_ready();
-	if (!dir || !p || strlen(dir) >= sizeof report_dir || !trusted_dir(dir))
+	if (!dir || strlen(dir) >= sizeof report_dir || !trusted_dir(dir))
 		return 0;
+	const struct policy *p = ntm_policy_now();  /* the report describes it */
 	snprintf(report_dir, sizeof report_dir, "%s", dir);
 	struct ntm_record *r = record_create();
 	if (r)
