@@ -398,7 +398,11 @@ struct ntmem_cpu_info {
 	const char *brand;         /* the model name; "" when unknown */
 	unsigned family, model, stepping; /* on AArch64 MIDR_EL1's variant,
 					     part number and revision */
-	const char *features;      /* usable features, space-separated */
+	const char *features;      /* usable features, space-separated:
+				      those the CPU has, the OS enables
+				      and, with glibc 2.33 and later,
+				      GLIBC_TUNABLES glibc.cpu.hwcaps
+				      has not turned off */
 	const char *missing;       /* "FEATURE: why" lines, '\n'-separated */
 	struct ntmem_cache_sizes cpuid;   /* as the CPU reports them (CPUID;
 					     none on AArch64, whose cache

@@ -12,8 +12,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "dispatch/cpu.h"
+#include "dispatch/width.h"
+#include "entry/entry.h"
 #include "harness.h"
 #include "ntmem.h"
 
@@ -173,6 +177,12 @@ static void check_native(void)
 		       "no flags or Features line in /proc/cpuinfo");
 		return;
 	}
+	const char *tunables = getenv("GLIBC_TUNABLES");
+	if (tunables && strstr(tunables, "hwcaps")) {
+		t_skip("native: registry agrees with /proc/cpuinfo",
+		       "GLIBC_TUNABLES sets glibc.cpu.hwcaps, which turns features off");
+		return;
+	}
 	static const struct {
 		const char *feature, *kernel_flag;
 	} map[] = {
@@ -321,14 +331,82 @@ static void check_brand_trimmed(void)
 	t_check(ok, "cpu: the brand string without its padding", "%s", why);
 }
 
-int main(void)
+/* The width glibc.cpu.hwcaps leaves: what a child run again with
+ * GLIBC_TUNABLES sees.  Exit status: 0, or the first check that failed. */
+static int hwcaps_child(unsigned off)
 {
+	const struct cpu *cpu = ntm_cpu_features();
+	if ((cpu->usable & off) || (cpu->libc_off & off) != off)
+		return 1;
+	enum ntm_width want = off & CPU_AVX2 ? NTM_WIDTH_SSE2 : NTM_WIDTH_AVX2;
+	if (ntm_entry_width()->width != want)
+		return 2;
+	struct ntmem_cpu_info info;
+	if (ntmem_cpu_info(&info) || !strstr(info.missing, "glibc.cpu.hwcaps"))
+		return 3;
+	/* and what the narrower entry points give is memset's */
+	unsigned char a[300], b[300];
+	memset(a, 1, sizeof a);
+	memset(b, 1, sizeof b);
+	ntmem_set(a + 1, 0x7e, 257);
+	memset(b + 1, 0x7e, 257);
+	return memcmp(a, b, sizeof a) ? 4 : 0;
+}
+
+/* GLIBC_TUNABLES glibc.cpu.hwcaps turns a width off for ntmem as for
+ * glibc: the widest this CPU has, in a child run again with it. */
+static void check_hwcaps(void)
+{
+	const char *name = "hwcaps: a width glibc turns off is off for ntmem";
+#if !defined(__x86_64__) || !defined(__GLIBC__) || __GLIBC__ < 2 || \
+	(__GLIBC__ == 2 && __GLIBC_MINOR__ < 33)
+	t_skip(name, "glibc.cpu.hwcaps and CPU_FEATURE_ACTIVE: x86-64 and glibc 2.33 or later");
+#else
+	unsigned usable = ntm_cpu_features()->usable;
+	const unsigned avx512 = CPU_AVX512F | CPU_AVX512BW | CPU_AVX512VL;
+	const char *hwcaps;
+	unsigned off;
+	if ((usable & avx512) == avx512) {
+		hwcaps = "glibc.cpu.hwcaps=-AVX512F,-AVX512VL,-AVX512BW,-AVX512DQ,-AVX512CD";
+		off = avx512;
+	} else if (usable & CPU_AVX2) {
+		hwcaps = "glibc.cpu.hwcaps=-AVX2,-AVX";
+		off = CPU_AVX2 | CPU_AVX;
+	} else {
+		t_skip(name, "this CPU runs neither AVX-512 nor AVX2");
+		return;
+	}
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid == 0) {
+		char arg[32];
+		snprintf(arg, sizeof arg, "--hwcaps-child=%u", off);
+		setenv("GLIBC_TUNABLES", hwcaps, 1);
+		char *argv[] = {"test_dispatch", arg, NULL};
+		t_exec_self(argv);
+		_exit(100);
+	}
+	int status = 0;
+	if (pid < 0 || waitpid(pid, &status, 0) != pid)
+		status = -1;
+	t_check(status == 0, name, "%s: the child exited %d (1: still usable, 2: "
+		"the entry width, 3: ntmem_cpu_info, 4: bytes)", hwcaps,
+		WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+#endif
+}
+
+int main(int argc, char **argv)
+{
+	unsigned off;
+	if (argc == 2 && sscanf(argv[1], "--hwcaps-child=%u", &off) == 1)
+		return hwcaps_child(off);
 	check_brand_trimmed();
 	check_info_plan_once();
 	/* tests/run.sh runs every test with NTMEM_PROFILE=none and no
 	 * NTMEM_TUNABLES: the library reads them as it is loaded. */
 	const char *cpu = getenv("NTMEM_EXPECT_CPU");
 	check_info_lists_variants();
+	check_hwcaps();
 	if (!cpu || !*cpu) {
 		check_native();
 		return t_finish();

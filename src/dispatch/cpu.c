@@ -92,6 +92,8 @@ const char *ntm_cpu_missing(const struct cpu *cpu, unsigned need)
 		unsigned bit = feature_table[i].bit;
 		if (!(need & bit) || (cpu->usable & bit))
 			continue;
+		if (cpu->libc_off & bit)
+			return "turned off by GLIBC_TUNABLES glibc.cpu.hwcaps";
 		if ((cpu->reported & bit) && feature_table[i].os_lacks)
 			return feature_table[i].os_lacks;
 		return feature_table[i].cpu_lacks;
@@ -195,12 +197,15 @@ static inline __attribute__((always_inline)) unsigned highest_leaf(unsigned base
 /* Leaf 1, 7 (subleaf 0), 0x80000001 or 0x80000008 into r (EAX, EBX, ECX,
  * EDX), all zero where the CPU has no such leaf: the C library's copy
  * (its CPUID_INDEX_* is index) where from_libc, else CPUID, if leaf is at
- * most top, the highest leaf of its range. */
+ * most top, the highest leaf of its range.  Into active, the bits the C
+ * library lets programs use (all ones from CPUID): glibc clears those the
+ * OS has not enabled and those GLIBC_TUNABLES glibc.cpu.hwcaps turns off. */
 static inline __attribute__((always_inline)) void feature_leaf(unsigned leaf,
 							       int index,
 							       int from_libc,
 							       unsigned top,
-							       unsigned r[4])
+							       unsigned r[4],
+							       unsigned active[4])
 {
 #ifdef NTM_GLIBC_LEAVES
 	if (from_libc) {
@@ -209,8 +214,10 @@ static inline __attribute__((always_inline)) void feature_leaf(unsigned leaf,
 		const struct cpuid_feature *(*get)(unsigned) = __x86_get_cpuid_feature_leaf;
 		__asm__("" : "+r"(get));
 		const struct cpuid_feature *f = get((unsigned)index);
-		for (int i = 0; i < 4; i++)
+		for (int i = 0; i < 4; i++) {
 			r[i] = f->cpuid_array[i];
+			active[i] = f->active_array[i];
+		}
 		return;
 	}
 #else
@@ -218,6 +225,7 @@ static inline __attribute__((always_inline)) void feature_leaf(unsigned leaf,
 	(void)from_libc;
 #endif
 	r[0] = r[1] = r[2] = r[3] = 0;
+	active[0] = active[1] = active[2] = active[3] = ~0u;
 	if (top >= leaf)
 		__cpuid_count(leaf, 0, r[0], r[1], r[2], r[3]);
 }
@@ -273,33 +281,40 @@ static const struct {
  * resolvers call it before.  With glibc's leaves, no CPUID at all: leaf
  * 0 waits for identify_x86, which a policy's build needs, not a width. */
 static NTM_NO_SANITIZE unsigned probe(unsigned *reported, uint64_t *xcr0,
-				      struct probe_leaves *l)
+				      unsigned *libc_off, struct probe_leaves *l)
 {
-	unsigned c, d, r[4];
+	unsigned c, d, r[4], active[4];
 	*reported = 0;
 	*xcr0 = 0;
+	*libc_off = 0;
 	int from_libc = libc_leaves();
 	if (!from_libc) {
 		read_leaf0(l);
 		if (l->max_leaf == 0)
 			return 0;
 	}
-	feature_leaf(1, CPUID_INDEX_1, from_libc, l->max_leaf, r);
+	feature_leaf(1, CPUID_INDEX_1, from_libc, l->max_leaf, r, active);
 	l->eax1 = r[0];
 	l->ecx1 = c = r[2];
 	d = r[3];
-	unsigned f = 0;
+	unsigned f = 0, inactive = 0;
 	if (d & (1u << 26))
 		f |= CPU_SSE2;
 	if (c & (1u << 28))
 		f |= CPU_AVX;
+	if (!(active[2] & (1u << 28)))
+		inactive |= CPU_AVX;
 	int osxsave = (c >> 27) & 1;
-	feature_leaf(7, CPUID_INDEX_7, from_libc, l->max_leaf, r);
-	for (size_t i = 0; i < sizeof leaf7 / sizeof leaf7[0]; i++)
+	feature_leaf(7, CPUID_INDEX_7, from_libc, l->max_leaf, r, active);
+	for (size_t i = 0; i < sizeof leaf7 / sizeof leaf7[0]; i++) {
 		if ((r[leaf7[i].reg] >> leaf7[i].bit) & 1)
 			f |= leaf7[i].feature;
+		if (!((active[leaf7[i].reg] >> leaf7[i].bit) & 1))
+			inactive |= leaf7[i].feature;
+	}
+	/* glibc does not know CLZERO: its active bit there says nothing. */
 	feature_leaf(0x80000008, CPUID_INDEX_80000008, from_libc,
-		     from_libc ? 0 : highest_leaf(0x80000000), r);
+		     from_libc ? 0 : highest_leaf(0x80000000), r, active);
 	if (r[1] & 1u)
 		f |= CPU_CLZERO;
 	*reported = f;
@@ -313,7 +328,11 @@ static NTM_NO_SANITIZE unsigned probe(unsigned *reported, uint64_t *xcr0,
 		if ((*xcr0 & XCR0_AVX512) == XCR0_AVX512)
 			usable |= f & avx512;
 	}
-	return usable;
+	/* What the OS enables and glibc turns off (GLIBC_TUNABLES
+	 * glibc.cpu.hwcaps=-AVX512F,...): off here too, so that ntmem and
+	 * the C library run the same widths. */
+	*libc_off = usable & inactive;
+	return usable & ~inactive;
 }
 
 /* Each CPUID exits to the hypervisor in a guest: 5.7 us on the Xeon KVM
@@ -322,7 +341,7 @@ static NTM_NO_SANITIZE unsigned probe(unsigned *reported, uint64_t *xcr0,
  * written before the flag that publishes them, nothing to relocate.
  * Racing first callers store the same values. */
 static struct {
-	unsigned usable, reported;
+	unsigned usable, reported, libc_off;
 	uint64_t xcr0;
 	struct probe_leaves leaves;
 	int done;
@@ -331,13 +350,14 @@ static struct {
 NTM_NO_SANITIZE unsigned ntm_cpu_probe(unsigned *reported, uint64_t *xcr0)
 {
 	if (!__atomic_load_n(&probed.done, __ATOMIC_ACQUIRE)) {
-		unsigned r;
+		unsigned r, off;
 		uint64_t x;
 		/* The leaves straight into .bss (zero until written): racing
 		 * first callers write the same words. */
-		unsigned u = probe(&r, &x, &probed.leaves);
+		unsigned u = probe(&r, &x, &off, &probed.leaves);
 		__atomic_store_n(&probed.usable, u, __ATOMIC_RELAXED);
 		__atomic_store_n(&probed.reported, r, __ATOMIC_RELAXED);
+		__atomic_store_n(&probed.libc_off, off, __ATOMIC_RELAXED);
 		__atomic_store_n(&probed.xcr0, x, __ATOMIC_RELAXED);
 		__atomic_store_n(&probed.done, 1, __ATOMIC_RELEASE);
 	}
@@ -419,8 +439,8 @@ static void read_cpuid_caches(struct cpu *cpu)
 			read_deterministic_caches(4, &cpu->cpuid_caches);
 		return;
 	}
-	unsigned max_ext = highest_leaf(0x80000000), r[4];
-	feature_leaf(0x80000001, CPUID_INDEX_80000001, libc_leaves(), max_ext, r);
+	unsigned max_ext = highest_leaf(0x80000000), r[4], active[4];
+	feature_leaf(0x80000001, CPUID_INDEX_80000001, libc_leaves(), max_ext, r, active);
 	int topoext = (r[2] >> 22) & 1;
 	if (topoext && max_ext >= 0x8000001d)
 		read_deterministic_caches(0x8000001d, &cpu->cpuid_caches);
@@ -709,6 +729,7 @@ static void read_features(void)
 	int saved = errno;
 #ifdef NTM_X86
 	features.usable = ntm_cpu_probe(&features.reported, &features.xcr0);
+	features.libc_off = __atomic_load_n(&probed.libc_off, __ATOMIC_RELAXED);
 #elif defined(__aarch64__)
 	detect_aarch64(&features);
 	ntm_cpu_trim_brand(features.brand);
