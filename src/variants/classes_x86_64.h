@@ -527,6 +527,131 @@
 .endm
 
 /*
+ * SET_CLASSES: memset's classes of one width, for the shim (its name's
+ * route, ntm_shim_routed_NAME, beyond the inline limit) and the entry
+ * points of the AVX2 and AVX-512 widths (route: where to go instead).
+ * rdi <- c (esi), rdx bytes, rax = rdi.  Below one vector the width's
+ * narrow classes, to two vectors a pair of stores.  Above, the stores go
+ * as the size is learnt, as in glibc's memset: the first two vectors,
+ * then to 4 vectors the last two, else the next two, then to 8 vectors
+ * the last 4; above, V's cached loop up to the selector's inline limit,
+ * and the route above.  Each
+ * store made before a compare is one that a mispredicted compare does
+ * not hold up: in the fleet's mixes, a ladder of compares first and all
+ * the stores after took the SSE2 width 1.06-1.08x glibc's time, against
+ * 1.00-1.03x.  On the AVX2 and AVX-512 widths the loop is the way on
+ * from the last compare, not a jump: as a jump, one more taken branch,
+ * the AVX2 width took 1.04x glibc's time for 257-512 bytes, as the
+ * fall-through 0.97x.  On the SSE2 width the loop is out of the way of
+ * the classes up to 8 vectors (128 bytes; most of the fleet's memsets),
+ * which took GoogleW 1.05x glibc's time with the loop among them; up to
+ * 16 vectors it stores straight on, and above in 8-vector blocks
+ * (CACHED_SET_LOOP8) (docs/results.md).
+ *
+ * The class most calls fall through to: on the AVX-512 and AVX2 widths
+ * the ones below one vector, on the SSE2 width the pair of 16 to 32
+ * bytes (the fleet's memsets are mostly of 16 to 32 bytes: 52-72% in
+ * GoogleA, L, U and W), whose classes below 16 bytes are then out of
+ * the way, after the others.  On the AVX-512 width a memset below 64
+ * bytes is one store under a mask, with no compare on its size
+ * (SET_BELOW): the shim's earlier split at 32 bytes cost the fleet's
+ * mixes 1.07-1.48x glibc's time once the mixes' sequences no longer
+ * repeated within the branch predictor's reach (docs/results.md).
+ */
+.macro SET_CLASSES name, tag, V, movu, mova, r0, h32, h16, movh, bcast, qword, vzu, route
+	.if \V == 16
+	\bcast
+	cmp	$\V, %rdx
+	jb	.Lbelow1_\tag
+	.else
+	/* AVX2: the byte into XMM0 before the compare, for both ways. */
+	.if \vzu
+	vmovd	%esi, %xmm0
+	.endif
+	cmp	$\V, %rdx
+	jae	.Lover1_\tag
+	.if \vzu
+	/* Below 32 bytes from XMM0 alone, so no upper state for
+	 * VZEROUPPER to clear: from YMM0, then VZEROUPPER, 0-15 bytes
+	 * took 1.04x glibc's time (docs/results.md). */
+	vpbroadcastb %xmm0, %xmm0
+	SET_BELOW \V, \r0, \movh, \h32, \h16, \qword, %rdi, %rdx, RETURN, 0
+	.else
+	\bcast
+	SET_BELOW \V, \r0, \movh, \h32, \h16, \qword, %rdi, %rdx, RETURN, \vzu
+	.endif
+	.p2align 6
+.Lover1_\tag:
+	.if \vzu
+	vpbroadcastb %xmm0, %ymm0
+	.else
+	\bcast
+	.endif
+	.endif
+	cmp	$2*\V, %rdx
+	ja	.Lover2_\tag
+	SET_PAIR \V, \movu, \r0, %rdi, %rdx
+	RETURN	\vzu
+	.p2align 4
+.Lover2_\tag:
+	\movu	\r0, (%rdi)
+	\movu	\r0, \V(%rdi)
+	cmp	$4*\V, %rdx
+	jbe	.Llast2_\tag
+	\movu	\r0, 2*\V(%rdi)
+	\movu	\r0, 3*\V(%rdi)
+	cmp	$8*\V, %rdx
+	.if \V == 16
+	ja	.Lover8_\tag
+	.else
+	jbe	.Llast4_\tag
+	cmp	ntm_limits+LIMITS_INLINE_SET(%rip), %rdx
+	ja	.Lroute_\tag
+	CACHED_SET_LOOP \V, \movu, \mova, \r0, \vzu, head=0
+	.endif
+.Llast4_\tag:
+	SET_4V	\V, \movu, \r0, %rdi, %rdx
+	RETURN	\vzu
+.Llast2_\tag:
+	\movu	\r0, -2*\V(%rdi,%rdx)
+	\movu	\r0, -\V(%rdi,%rdx)
+	RETURN	\vzu
+	.if \V == 16
+	.p2align 4
+.Lbelow1_\tag:
+	SET_BELOW \V, \r0, \movh, \h32, \h16, \qword, %rdi, %rdx, RETURN, \vzu
+	.endif
+	.if \V == 16
+	.p2align 6
+.Lover8_\tag:
+	/* To 16 vectors (256 bytes), the next 4 and the last 8, no loop:
+	 * with the loop, 129-256 bytes took 1.03x glibc's time, so 0.84x. */
+	cmp	$16*\V, %rdx
+	ja	.Lover16_\tag
+	.irp i, 4, 5, 6, 7
+	\movu	\r0, \i*\V(%rdi)
+	.endr
+	.irp i, 8, 7, 6, 5, 4, 3, 2, 1
+	\movu	\r0, -\i*\V(%rdi,%rdx)
+	.endr
+	ret
+.Lover16_\tag:
+	cmp	ntm_limits+LIMITS_INLINE_SET(%rip), %rdx
+	ja	.Lroute_\tag
+	CACHED_SET_LOOP8 \V, \movu, \mova, \r0, \vzu
+	.endif
+.Lroute_\tag:
+	.if \vzu
+	vzeroupper
+	.endif
+	.ifb \route
+	jmp	ntm_shim_routed_\name
+	.else
+	jmp	\route
+	.endif
+.endm
+
+/*
  * CACHED_COPY_LOOP8: n > 8 vectors, buffers apart; copies and returns.
  * Aligned 8-vector blocks from within the first vector (none where n is
  * at most about 9 vectors), then the last 8 and the first vector.  The
