@@ -9,10 +9,12 @@
  * below it; libntmem chooses per call, and lets the caller force either.
  *
  * Thread safety: every function may be called from any thread at any
- * time.  The library's constructor builds the policy once; calls only
- * read it.  ntmem_set, ntmem_copy, their _flags forms and ntmem_fence
- * take no lock and never allocate, so they are also async-signal-safe
- * (except calls with NTMEM_F_PARALLEL, which may start threads).
+ * time.  The policy is built once (see "Policy" below), by the
+ * constructor or by the first call that needs it; calls only read it.
+ * ntmem_set, ntmem_copy, their _flags forms and ntmem_fence take no lock,
+ * never allocate and never wait, building included, so they are also
+ * async-signal-safe (except calls with NTMEM_F_PARALLEL, which may start
+ * threads).
  *
  * The library never prints, never exits, and never fails because of a bad
  * environment variable or calibration profile: it ignores the setting and
@@ -240,19 +242,23 @@ void *ntmem_variant_copy(int id, void *dst, const void *src, size_t n,
  *      sysfs disagreeing) is not trusted, and a fixed 64 MiB is used
  *      instead; ntmem_cpu_info() says what was used.
  *
- * The policy is built once.  With NTMEM_TUNABLES set or a profile file
- * present, the library's constructor builds it as the program loads.
- * Otherwise the first call that needs it does: a call with a flag, of
- * 1 MiB or more, the 65th call past the entry points' own loop (past
- * 32 KiB for memset and 24 KiB for memcpy, where every built-in ladder
- * still runs that loop), or a question such as ntmem_ladder_info().
- * The calls before that run the loop, or past it the C library's own
- * function, so a short-lived program reads no cache topology at all.
- * A call made before the constructor (from another constructor) uses
- * the baseline: correct results with plain cached vector stores; one
- * made while another builds the policy, or from a signal handler that
- * interrupted its build or the CPU's detection, uses the C library's
- * function (the baseline when it streams) and never waits.
+ * The policy is built once.  With NTMEM_TUNABLES or NTMEM_PROFILE set,
+ * or a profile file present, the library's constructor builds it as the
+ * program loads.  Otherwise the first call that needs it does: a call
+ * with a flag, of 1 MiB or more, a safe or parallel call, the 65th call
+ * past the entry points' own loop (on x86-64 from 32 KiB for memset and
+ * 24 KiB for memcpy, below which every built-in ladder runs that loop;
+ * elsewhere past the small path), or a question such as
+ * ntmem_ladder_info().  The calls before that run the loop, or past it
+ * the C library's own function, so a short-lived program reads no cache
+ * topology at all.  A call made before the constructor (from another
+ * constructor) uses the baseline: correct results with plain cached
+ * vector stores.  One made while another builds the policy, from a
+ * signal handler that interrupted its build or the CPU's detection, or
+ * on an alternate signal stack (which may be too small for the build)
+ * uses the C library's function (the baseline when it streams) and never
+ * waits.  In a fork child, a build another thread had under way is
+ * started again by the next call that needs it.
  *
  * Learning on real calls.  Which method wins near and above the
  * last-level cache moves with the host's other work, so the ladder is a

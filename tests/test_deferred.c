@@ -7,8 +7,11 @@
  *
  * Linked with --wrap=sysconf: the CPU's detection calls sysconf, and the
  * wrapper raises a signal from inside it when a test asks, so that the
- * handler runs with the detection half done, every time. */
+ * handler runs with the detection half done, every time; or it holds the
+ * detection there while another thread forks. */
 #include <errno.h>
+#include <pthread.h>
+#include <semaphore.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +20,7 @@
 #include <unistd.h>
 
 #include "dispatch/cpu.h"
+#include "dispatch/profile.h"
 #include "dispatch/select.h"
 #include "harness.h"
 #include "ntmem.h"
@@ -30,8 +34,10 @@ static int state(void)
 	return __atomic_load_n(&ntm_policy_state, __ATOMIC_ACQUIRE);
 }
 
-/* sysconf, raising SIGUSR1 first when armed (once). */
-static volatile sig_atomic_t raise_in_sysconf;
+/* sysconf, raising SIGUSR1 first when armed (once); or, when held,
+ * saying so and waiting to be let go. */
+static volatile sig_atomic_t raise_in_sysconf, hold_in_sysconf;
+static sem_t held, let_go;
 long __real_sysconf(int name);
 long __wrap_sysconf(int name);
 long __wrap_sysconf(int name)
@@ -39,6 +45,12 @@ long __wrap_sysconf(int name)
 	if (raise_in_sysconf) {
 		raise_in_sysconf = 0;
 		raise(SIGUSR1);
+	}
+	if (hold_in_sysconf) {
+		hold_in_sysconf = 0;
+		sem_post(&held);
+		while (sem_wait(&let_go) && errno == EINTR)
+			;
 	}
 	return __real_sysconf(name);
 }
@@ -237,6 +249,59 @@ static int handler_in_build(void)
 	return state() == NTM_POLICY_READY ? 0 : 6;
 }
 
+/* Wait up to 10 s for pid; kill it after.  Its exit status, or -1. */
+static int wait_for(pid_t pid)
+{
+	int status = 0;
+	for (int i = 0; i < 1000; i++) {
+		if (waitpid(pid, &status, WNOHANG) == pid)
+			return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+		usleep(10000);
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, &status, 0);
+	return -1;
+}
+
+static void *build_in_thread(void *arg)
+{
+	(void)arg;
+	return (void *)(long)!set_exact(NTM_LEARN_MIN, 0x44, 0);
+}
+
+/* Another thread forks while this one is inside the build: in the fork
+ * child that build never ends, so the child's next call that needs the
+ * policy builds it again, and the CPU's description is read again. */
+static int fork_during_build(void)
+{
+	if (sem_init(&held, 0, 0) || sem_init(&let_go, 0, 0))
+		return 1;
+	hold_in_sysconf = 1;
+	pthread_t t;
+	if (pthread_create(&t, NULL, build_in_thread, NULL))
+		return 1;
+	while (sem_wait(&held) && errno == EINTR)
+		;
+	pid_t pid = fork();
+	if (pid == 0) {
+		if (state() != NTM_POLICY_DEFERRED)
+			_exit(2);
+		if (!set_exact(NTM_LEARN_MIN, 0x22, 0) || state() != NTM_POLICY_READY)
+			_exit(3);
+		struct ntmem_cpu_info info;
+		_exit(ntmem_cpu_info(&info) || !info.online_cpus ? 4 : 0);
+	}
+	sem_post(&let_go);
+	void *bad = NULL;
+	pthread_join(t, &bad);
+	if (pid < 0 || bad)
+		return 5;
+	int rc = wait_for(pid);
+	if (rc)
+		return rc < 0 ? 6 : rc;
+	return state() == NTM_POLICY_READY ? 0 : 7;
+}
+
 static void test_children(void)
 {
 	static const struct {
@@ -252,8 +317,15 @@ static void test_children(void)
 		 handler_in_detection},
 		{"deferred: a handler inside the build takes the C library's",
 		 handler_in_build},
+		{"deferred: a fork while another thread builds it: the child "
+		 "builds it again", fork_during_build},
 	};
+	const char *no_threads = t_fork_with_threads_unsupported();
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		if (cases[i].fn == fork_during_build && no_threads) {
+			t_skip(cases[i].name, no_threads);
+			continue;
+		}
 		int rc = in_child(cases[i].fn);
 		t_check(rc == 0, cases[i].name, "%s",
 			rc < 0 ? "the child hung or died" : "a step failed (below)");
@@ -268,6 +340,8 @@ static int state_with(const char *name, const char *value)
 {
 	pid_t pid = fork();
 	if (pid == 0) {
+		unsetenv("NTMEM_TUNABLES");
+		unsetenv("NTMEM_PROFILE");
 		setenv(name, value, 1);
 		char *argv[] = {"test_deferred", "--state", NULL};
 		t_exec_self(argv);
@@ -322,8 +396,14 @@ int main(int argc, char **argv)
 		t_skip("deferred: the policy of this process", "NTMEM_TUNABLES or "
 		       "NTMEM_PROFILE is set: the policy is built as the library loads");
 	} else if (state() != NTM_POLICY_DEFERRED) {
-		t_fail("deferred: the policy of this process", "state %d at main, not "
-		       "deferred", state());
+		char path[1024];
+		const char *why;
+		if (!ntm_profile_in_effect(path, sizeof path, &why))
+			t_skip("deferred: the policy of this process", "a profile file "
+			       "is present: the policy is built as the library loads");
+		else
+			t_fail("deferred: the policy of this process", "state %d at "
+			       "main, not deferred", state());
 	} else {
 		t_pass("deferred: the policy of this process");
 		test_children();

@@ -809,6 +809,11 @@ const struct cpu *ntm_cpu_try(void)
 	return ntm_once(&cpu_once, detect, 0) ? &the_cpu : NULL;
 }
 
+void ntm_cpu_after_fork(void)
+{
+	ntm_once_after_fork(&cpu_once);
+}
+
 const struct cpu *ntm_cpu_described(void)
 {
 	ntm_cpu();

@@ -62,6 +62,10 @@ const struct cpu *ntm_cpu(void);
  * its own thread; util/once.h). */
 const struct cpu *ntm_cpu_try(void);
 
+/* In a fork child: a detection another thread had under way is run
+ * again by the next caller. */
+void ntm_cpu_after_fork(void);
+
 /* The CPU's features (reported, usable, xcr0) and nothing else on x86:
  * the rest is 0, as no CPUID but the probe's is asked (each is some 6 us
  * in a guest) and no file read.  Enough to tell which variants run. */

@@ -101,8 +101,8 @@ static inline const struct policy *ntm_policy_ready(void)
 }
 
 /* While the policy is deferred, the calls an entry point hands to C take
- * the baseline variants without building it, unless they ask for
- * streaming or caching, reach NTM_LEARN_MIN, or number more than this:
+ * the C library's function without building it (ntm_select_baseline),
+ * unless they have a flag, reach NTM_LEARN_MIN, or number more than this:
  * a process that makes a few such calls (Python's start makes two) is
  * spared the build, and one that keeps making them soon has the ladder.
  * Below NTM_LEARN_MIN every built-in ladder runs cached stores. */

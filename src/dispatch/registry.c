@@ -47,6 +47,7 @@ static void describe_requires(unsigned bits, char *out)
 
 static void build_table(void)
 {
+	table_len = 0;  /* again in a fork child (ntm_variants_after_fork) */
 	for (int op = NTMEM_OP_SET; op <= NTMEM_OP_COPY; op++)
 		for (int streaming = 0; streaming <= 1; streaming++)
 			for (size_t f = 0; f < NFAMILIES; f++)
@@ -69,6 +70,11 @@ int ntm_variant_count(void)
 int ntm_variants_try(void)
 {
 	return ntm_once(&table_once, build_table, 0);
+}
+
+void ntm_variants_after_fork(void)
+{
+	ntm_once_after_fork(&table_once);
 }
 
 const struct variant *ntm_variant(int id)

@@ -11,6 +11,9 @@ int ntm_variant_count(void);
  * is built, 0 when that call is (util/once.h). */
 int ntm_variants_try(void);
 
+/* In a fork child: a table another thread was building is built again. */
+void ntm_variants_after_fork(void);
+
 /* The variant with this id, or NULL when the id is out of range. */
 const struct variant *ntm_variant(int id);
 

@@ -1,11 +1,14 @@
 /* select.c - the selector's out-of-line parts (select.h): the learning's
  * side of a call, running a route, the limits the assembly reads, and
- * the process's own policy, built as the library is loaded. */
+ * the process's own policy, built as the library is loaded or by the
+ * first call that needs it. */
 #define _GNU_SOURCE
 #include "select.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,7 +65,7 @@ void ntm_select_learned(struct ntm_route *r, const struct policy *p,
 {
 	unsigned prior;
 	const struct learn_band *b = ntm_select_band(p, cls, n, &prior);
-	if (!b || p != ntm_policy_ready())
+	if (!b || p != ntm_policy_if_built())
 		return;
 	struct learn_slot *s = ntm_learn_slot(cls, ntm_learn_band_of(n), p->learn_after);
 	if (!s)
@@ -177,6 +180,7 @@ static struct {
 	char path[1024];
 	const char *why;
 	int have_path, absent;
+	int deferred;  /* the constructor left the build to a call */
 } source;
 
 /* Build the process's policy from cpu, tunables (NULL: none) and the
@@ -230,6 +234,18 @@ static void plan_provisional_inline(void)
 	}
 }
 
+/* In a fork child: a build, a detection or a variant table that another
+ * thread of the parent had under way never ends here, so the next call
+ * that needs them starts them again (pthread_once does the same). */
+static void after_fork(void)
+{
+	int building = NTM_POLICY_BUILDING;
+	__atomic_compare_exchange_n(&ntm_policy_state, &building, NTM_POLICY_DEFERRED,
+				    0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+	ntm_cpu_after_fork();
+	ntm_variants_after_fork();
+}
+
 /*
  * As the library is loaded: where NTMEM_TUNABLES or a profile file says
  * anything, the policy is built now.  Otherwise it is built by the first
@@ -254,7 +270,9 @@ __attribute__((constructor(102))) static void build_process_policy(void)
 	source.absent = found == 1;
 	const char *tunables = secure_getenv("NTMEM_TUNABLES");
 	if (!tunables && (!source.have_path || source.absent)) {
+		source.deferred = 1;
 		plan_provisional_inline();
+		pthread_atfork(NULL, NULL, after_fork);
 		__atomic_store_n(&ntm_policy_state, NTM_POLICY_DEFERRED, __ATOMIC_RELEASE);
 	} else {
 		build(ntm_cpu(), tunables);
@@ -271,11 +289,24 @@ __attribute__((constructor(102))) static void build_process_policy(void)
 #define REALIGN_STACK
 #endif
 
+/* Whether this call runs on an alternate signal stack, which may be as
+ * small as the 8 KiB of the old SIGSTKSZ: the build takes about that. */
+static int on_alternate_stack(void)
+{
+	stack_t ss;
+	int saved = errno;
+	int on = !sigaltstack(NULL, &ss) && (ss.ss_flags & SS_ONSTACK);
+	errno = saved;
+	return on;
+}
+
 /* The first call that needs the policy builds it, unless another call is
- * building it, the variant table or the CPU's description, when it takes
- * the baseline. */
+ * building it, the variant table or the CPU's description, or it runs on
+ * an alternate signal stack: then it takes the baseline. */
 REALIGN_STACK const struct policy *ntm_policy_deferred(void)
 {
+	if (on_alternate_stack())
+		return NULL;
 	int expected = NTM_POLICY_DEFERRED;
 	if (!__atomic_compare_exchange_n(&ntm_policy_state, &expected,
 					 NTM_POLICY_BUILDING, 0,

@@ -63,8 +63,10 @@ struct ntm_route {
 
 /*
  * What the assembly reads: the selector's decisions that are one size
- * compare each.  All 0 until the policy is built, so
- * that every call past the small path comes to C and the selector.
+ * compare each.  All 0 until the library's constructor has run, so that
+ * every call past the small path comes to C and the selector; while the
+ * policy is deferred, inline_max is as far as every built-in ladder runs
+ * the loop (select.c).
  *   inline_max[op]     the entries run their loop up to this many bytes
  *                      (where every ladder of op starts with it, and
  *                      below NTM_LEARN_MIN where the learning starts);
@@ -103,8 +105,9 @@ void ntm_select_learned(struct ntm_route *r, const struct policy *p,
  * the architecture's baseline (registry.h), which needs nothing detected;
  * from then on, while the policy waits to be built (policy.h,
  * NTM_DEFERRED_CALLS), the C library's function for a cached call, as
- * fast as the C library on every CPU.  The constructor hands it down
- * before it leaves NTM_POLICY_NOT_BUILT. */
+ * fast as the C library on every CPU.  Between the constructor's first
+ * step and its ntm_libc_resolve() that is ntmem's portable loops (libc.h):
+ * correct, not fast. */
 static inline const struct variant *ntm_select_baseline(enum ntmem_op op,
 							int streaming)
 {

@@ -43,9 +43,10 @@ void *ntm_set_large(void *dst, int c, size_t n, unsigned flags)
 
 void *ntm_copy_large(void *dst, const void *src, size_t n, unsigned flags)
 {
+	if (ntm_overlap(dst, src, n))  /* memmove's: no policy needed */
+		return copy_routed(ntm_policy_if_built(), dst, src, n, flags);
 	const struct policy *p = ntm_policy_for_call(n, flags);
-	const struct variant *v = ntm_overlap(dst, src, n) ? NULL :
-		ntm_select_cached_rung(p, NTMEM_CLASS_COPY, n, flags);
+	const struct variant *v = ntm_select_cached_rung(p, NTMEM_CLASS_COPY, n, flags);
 	if (__builtin_expect(v != NULL, 1))
 		return v->copy(dst, src, n);
 	return copy_routed(p, dst, src, n, flags);

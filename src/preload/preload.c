@@ -21,9 +21,10 @@
  * constructor runs is empty: the
  * call then takes plain loops while this object is unrelocated, and the
  * entry points of the width CPUID gives once it is.  The entry points need no
- * constructor either: before the policy is built they use the baseline
- * variants (registry.h), and until the C library's are handed down, ntm_libc
- * holds ntmem's own portable loops.  Nothing on this path takes a lock,
+ * constructor either: before it they use the baseline variants
+ * (registry.h), and until the C library's are handed down, ntm_libc holds
+ * ntmem's own portable loops; the first call that needs the policy
+ * builds it (dispatch/select.c).  Nothing on this path takes a lock,
  * allocates, or asks the dynamic linker anything, so calls from other
  * constructors, from malloc and from signal handlers are served.
  *
@@ -276,8 +277,8 @@ static void hand_down_libc(void)
 	ntm_libc_use(set && copy && move ? &fns : NULL);
 }
 
-/* After the library's constructor (priority 102) has built the policy:
- * route the calls straight to the entry points, or, when ntmem run asked
+/* After the library's constructor (priority 102) has built the policy or
+ * left it to the first call that needs it: route the calls straight to the entry points, or, when ntmem run asked
  * this process for a report, through the counters.  errno is kept, as
  * loading a library must not change it. */
 __attribute__((constructor(103))) static void shim_start(void)
@@ -288,8 +289,7 @@ __attribute__((constructor(103))) static void shim_start(void)
 	errno = saved;
 }
 
-/* Before the library's constructor (102) builds the policy: the C
- * library's functions, and that it is the shim's entry points the policy
+/* Before the library's constructor (102): the C library's functions, and that it is the shim's entry points the policy
  * serves (NTMEM_TUNABLES shim_width=). */
 __attribute__((constructor(101))) static void shim_first(void)
 {

@@ -6,7 +6,8 @@
  * call that needs the result inside the user's memset or memcpy (the
  * policy, built on the first call that needs it) asks without waiting
  * and, told no, carries on without it.  fn must not itself ask for the
- * same once; it runs to completion (no cancellation point). */
+ * same once; it runs to completion (no cancellation point), and may run
+ * again in a fork child (ntm_once_after_fork), from the start. */
 #ifndef NTM_ONCE_H
 #define NTM_ONCE_H
 
@@ -34,6 +35,14 @@ static inline int ntm_once(int *state, void (*fn)(void), int wait)
 		s = __atomic_load_n(state, __ATOMIC_ACQUIRE);
 	}
 	return 1;
+}
+
+/* In a fork child: a run another thread of the parent had under way
+ * never ends here, so the next caller runs fn again. */
+static inline void ntm_once_after_fork(int *state)
+{
+	if (__atomic_load_n(state, __ATOMIC_RELAXED) == NTM_ONCE_RUNNING)
+		__atomic_store_n(state, NTM_ONCE_NOT_RUN, __ATOMIC_RELAXED);
 }
 
 #endif
