@@ -242,9 +242,9 @@ void *ntmem_variant_copy(int id, void *dst, const void *src, size_t n,
  *      sysfs disagreeing) is not trusted, and a fixed 64 MiB is used
  *      instead; ntmem_cpu_info() says what was used.
  *
- * The policy is built once.  With NTMEM_TUNABLES or NTMEM_PROFILE set,
- * or a profile file present, the library's constructor builds it as the
- * program loads.  Otherwise the first call that needs it does: a call
+ * The policy is built once.  With NTMEM_TUNABLES set, NTMEM_PROFILE
+ * naming a file, or a profile file present, the library's constructor
+ * builds it as the program loads.  Otherwise the first call that needs it does: a call
  * with a flag, of 1 MiB or more, a safe or parallel call, the 65th call
  * past the entry points' own loop (on x86-64 from 32 KiB for memset and
  * 24 KiB for memcpy, below which every built-in ladder runs that loop;
@@ -406,9 +406,10 @@ struct ntmem_cpu_info {
 					     part number and revision */
 	const char *features;      /* usable features, space-separated:
 				      those the CPU has, the OS enables
-				      and, with glibc 2.33 and later,
-				      GLIBC_TUNABLES glibc.cpu.hwcaps
-				      has not turned off */
+				      and, with glibc 2.33 and later in a
+				      dynamically linked program, glibc
+				      has not turned off (GLIBC_TUNABLES
+				      glibc.cpu.hwcaps) */
 	const char *missing;       /* "FEATURE: why" lines, '\n'-separated */
 	struct ntmem_cache_sizes cpuid;   /* as the CPU reports them (CPUID;
 					     none on AArch64, whose cache

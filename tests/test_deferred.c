@@ -391,8 +391,9 @@ int main(int argc, char **argv)
 	if (argc == 2 && !strcmp(argv[1], "--state"))
 		return state();
 	test_once();
-	if (getenv("NTMEM_TUNABLES") || (getenv("NTMEM_PROFILE") &&
-					 strcmp(getenv("NTMEM_PROFILE"), "none"))) {
+	const char *profile = getenv("NTMEM_PROFILE");
+	if (getenv("NTMEM_TUNABLES") ||
+	    (profile && profile[0] && strcmp(profile, "none"))) {
 		t_skip("deferred: the policy of this process", "NTMEM_TUNABLES or "
 		       "NTMEM_PROFILE is set: the policy is built as the library loads");
 	} else if (state() != NTM_POLICY_DEFERRED) {

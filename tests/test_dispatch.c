@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "dispatch/cpu.h"
+#include "dispatch/profile.h"
 #include "dispatch/width.h"
 #include "entry/entry.h"
 #include "harness.h"
@@ -333,11 +334,16 @@ static void check_brand_trimmed(void)
 
 /* The width glibc.cpu.hwcaps leaves: what a child run again with
  * GLIBC_TUNABLES sees.  Exit status: 0, or the first check that failed. */
-static int hwcaps_child(unsigned off)
+static int hwcaps_child(unsigned off, unsigned parent_usable)
 {
 	const struct cpu *cpu = ntm_cpu_features();
 	if ((cpu->usable & off) || (cpu->libc_off & off) != off)
 		return 1;
+	/* A profile made without the variable is still this CPU's. */
+	struct profile prof;
+	ntm_profile_init(&prof, ntm_cpu());
+	if (prof.features != parent_usable)
+		return 5;
 	enum ntm_width want = off & CPU_AVX2 ? NTM_WIDTH_SSE2 : NTM_WIDTH_AVX2;
 	if (ntm_entry_width()->width != want)
 		return 2;
@@ -379,8 +385,8 @@ static void check_hwcaps(void)
 	fflush(stdout);
 	pid_t pid = fork();
 	if (pid == 0) {
-		char arg[32];
-		snprintf(arg, sizeof arg, "--hwcaps-child=%u", off);
+		char arg[64];
+		snprintf(arg, sizeof arg, "--hwcaps-child=%u,%u", off, usable);
 		setenv("GLIBC_TUNABLES", hwcaps, 1);
 		char *argv[] = {"test_dispatch", arg, NULL};
 		t_exec_self(argv);
@@ -390,16 +396,18 @@ static void check_hwcaps(void)
 	if (pid < 0 || waitpid(pid, &status, 0) != pid)
 		status = -1;
 	t_check(status == 0, name, "%s: the child exited %d (1: still usable, 2: "
-		"the entry width, 3: ntmem_cpu_info, 4: bytes)", hwcaps,
+		"the entry width, 3: ntmem_cpu_info, 4: bytes, 5: the profile's "
+		"CPU)", hwcaps,
 		WIFEXITED(status) ? WEXITSTATUS(status) : -1);
 #endif
 }
 
 int main(int argc, char **argv)
 {
-	unsigned off;
-	if (argc == 2 && sscanf(argv[1], "--hwcaps-child=%u", &off) == 1)
-		return hwcaps_child(off);
+	unsigned off, parent_usable;
+	if (argc == 2 &&
+	    sscanf(argv[1], "--hwcaps-child=%u,%u", &off, &parent_usable) == 2)
+		return hwcaps_child(off, parent_usable);
 	check_brand_trimmed();
 	check_info_plan_once();
 	/* tests/run.sh runs every test with NTMEM_PROFILE=none and no

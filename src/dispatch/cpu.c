@@ -93,7 +93,8 @@ const char *ntm_cpu_missing(const struct cpu *cpu, unsigned need)
 		if (!(need & bit) || (cpu->usable & bit))
 			continue;
 		if (cpu->libc_off & bit)
-			return "turned off by GLIBC_TUNABLES glibc.cpu.hwcaps";
+			return "turned off for the C library (glibc: GLIBC_TUNABLES "
+			       "glibc.cpu.hwcaps, or its own checks)";
 		if ((cpu->reported & bit) && feature_table[i].os_lacks)
 			return feature_table[i].os_lacks;
 		return feature_table[i].cpu_lacks;
@@ -811,6 +812,7 @@ const struct cpu *ntm_cpu_try(void)
 
 void ntm_cpu_after_fork(void)
 {
+	ntm_once_after_fork(&features_once);
 	ntm_once_after_fork(&cpu_once);
 }
 

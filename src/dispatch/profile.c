@@ -35,7 +35,10 @@ void ntm_profile_init(struct profile *p, const struct cpu *cpu)
 	p->family = cpu->family;
 	p->model = cpu->model;
 	p->stepping = cpu->stepping;
-	p->features = cpu->usable;
+	/* What glibc.cpu.hwcaps turns off is still this CPU's: a profile
+	 * stays this CPU's under it, and its rungs that cannot run give way
+	 * as any unusable rung does. */
+	p->features = cpu->usable | cpu->libc_off;
 	p->l1d = cpu->cpuid_caches.l1d;
 	p->l2 = cpu->cpuid_caches.l2;
 	p->l3 = cpu->cpuid_caches.l3;

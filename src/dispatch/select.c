@@ -271,8 +271,8 @@ __attribute__((constructor(102))) static void build_process_policy(void)
 	const char *tunables = secure_getenv("NTMEM_TUNABLES");
 	if (!tunables && (!source.have_path || source.absent)) {
 		source.deferred = 1;
-		plan_provisional_inline();
 		pthread_atfork(NULL, NULL, after_fork);
+		plan_provisional_inline();
 		__atomic_store_n(&ntm_policy_state, NTM_POLICY_DEFERRED, __ATOMIC_RELEASE);
 	} else {
 		build(ntm_cpu(), tunables);
@@ -290,7 +290,9 @@ __attribute__((constructor(102))) static void build_process_policy(void)
 #endif
 
 /* Whether this call runs on an alternate signal stack, which may be as
- * small as the 8 KiB of the old SIGSTKSZ: the build takes about that. */
+ * small as the 8 KiB of the old SIGSTKSZ: the build takes about that.
+ * One set up with SS_AUTODISARM reads as none inside its handler, and is
+ * not recognised. */
 static int on_alternate_stack(void)
 {
 	stack_t ss;

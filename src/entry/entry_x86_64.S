@@ -18,7 +18,9 @@
  * overlapping stores each; up to 2, 4 and 8 vectors, that many unaligned
  * stores, half anchored at the end.  Copies load everything before they
  * store, so up to 8 vectors they are also memmove.  Beyond 8 vectors: the
- * first and last 4 vectors unaligned, aligned 4-vector stores between.
+ * first and last 4 vectors unaligned, aligned 4-vector stores between
+ * (8-vector blocks for the SSE2 memset).  The AVX2 and AVX-512 memsets
+ * run the shim's classes (SET_CLASSES), which store as the size is learnt.
  * That is no lookup and no loop below 8 vectors, and no head or tail to
  * branch over above.  These are written in assembly because the cost of
  * a small call is a few instructions: the compiler's VZEROUPPER, its

@@ -2,8 +2,9 @@
  * classes_x86_64.h - the size classes up to 8 vectors, the aligned
  * 4-vector loops, the byte broadcasts and the widths themselves, as
  * assembler macros, written once for the cached vector loops
- * (cached_x86_64.S), the entry points (entry/entry_x86_64.S) and their
- * guarded twins (safe/guarded_x86_64.S), which alone include it.
+ * (cached_x86_64.S), the entry points (entry/entry_x86_64.S), their
+ * guarded twins (safe/guarded_x86_64.S) and the shim
+ * (preload/preload_x86_64.S), which alone include it.
  *
  * The classes: up to 2, 4 and 8 vectors, that many unaligned moves, half
  * anchored at the end; below one vector, the 32-, 16-, 8- and 4-byte
@@ -20,6 +21,7 @@
  * Each class ends with "\fin \arg": a return macro and its argument, or
  * JMP_TO and a label.  Scratch: r9 and r11, and the vector registers
  * named; rcx, r8 and r10 are left alone (the guarded loops' contract).
+ * The loops, and SET_CLASSES, which runs one, use rcx too.
  */
 
 /* A hidden global function, 64-byte aligned. */
