@@ -95,25 +95,29 @@ static int copy_exact(size_t n)
 	return ok;
 }
 
-/* Run fn in a child of this (still deferred) process: its exit status,
- * or -1 if it did not end within 20 s (killed) or died of a signal. */
-static int in_child(int (*fn)(void))
+/* Wait up to seconds for child pid, and kill it after: its exit status,
+ * or -1 if it did not end in time or died of a signal. */
+static int wait_for(pid_t pid, int seconds)
 {
-	pid_t pid = fork();
-	if (pid == 0)
-		_exit(fn());
-	if (pid < 0)
-		return -1;
 	int status = 0;
-	for (int i = 0; i < 2000; i++) {
-		pid_t w = waitpid(pid, &status, WNOHANG);
-		if (w == pid)
+	for (int i = 0; i < seconds * 100; i++) {
+		if (waitpid(pid, &status, WNOHANG) == pid)
 			return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 		usleep(10000);
 	}
 	kill(pid, SIGKILL);
 	waitpid(pid, &status, 0);
 	return -1;
+}
+
+/* Run fn in a child of this (still deferred) process: its exit status,
+ * or -1 if it did not end within 20 s or died of a signal. */
+static int in_child(int (*fn)(void))
+{
+	pid_t pid = fork();
+	if (pid == 0)
+		_exit(fn());
+	return pid < 0 ? -1 : wait_for(pid, 20);
 }
 
 /* Exit statuses of the children below: 0, or the first step that failed. */
@@ -249,20 +253,6 @@ static int handler_in_build(void)
 	return state() == NTM_POLICY_READY ? 0 : 6;
 }
 
-/* Wait up to 10 s for pid; kill it after.  Its exit status, or -1. */
-static int wait_for(pid_t pid)
-{
-	int status = 0;
-	for (int i = 0; i < 1000; i++) {
-		if (waitpid(pid, &status, WNOHANG) == pid)
-			return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-		usleep(10000);
-	}
-	kill(pid, SIGKILL);
-	waitpid(pid, &status, 0);
-	return -1;
-}
-
 static void *build_in_thread(void *arg)
 {
 	(void)arg;
@@ -296,7 +286,7 @@ static int fork_during_build(void)
 	pthread_join(t, &bad);
 	if (pid < 0 || bad)
 		return 5;
-	int rc = wait_for(pid);
+	int rc = wait_for(pid, 10);
 	if (rc)
 		return rc < 0 ? 6 : rc;
 	return state() == NTM_POLICY_READY ? 0 : 7;

@@ -22,8 +22,9 @@ struct cpu {
 	int guest;              /* CPUID says a hypervisor runs it */
 	unsigned reported;      /* enum cpu_feature bits CPUID reports */
 	unsigned usable;        /* ... and the OS supports, less libc_off */
-	unsigned libc_off;      /* those GLIBC_TUNABLES glibc.cpu.hwcaps
-				   turned off (glibc 2.33 and later) */
+	unsigned libc_off;      /* those glibc turned off for the process
+				   (GLIBC_TUNABLES glibc.cpu.hwcaps, or
+				   its own checks; glibc 2.33 and later) */
 	int has_xcr0;
 	uint64_t xcr0;
 	struct cache_info cpuid_caches;  /* leaf 4 or 0x8000001D/5/6 */
@@ -39,9 +40,9 @@ struct cpu {
 
 #if defined(__x86_64__) || defined(__i386__)
 /* The enum cpu_feature bits CPUID reports, into *reported, and returns
- * those the OS supports as well, less those GLIBC_TUNABLES
- * glibc.cpu.hwcaps turned off for the C library (where glibc's leaves
- * are read); XCR0 into *xcr0 (0 without OSXSAVE).  Safe in an IFUNC
+ * those the OS supports as well, less those glibc turned off for the
+ * process (GLIBC_TUNABLES glibc.cpu.hwcaps; where glibc's leaves are
+ * read); XCR0 into *xcr0 (0 without OSXSAVE).  Safe in an IFUNC
  * resolver: no library call, no instrumentation. */
 unsigned ntm_cpu_probe(unsigned *reported, uint64_t *xcr0);
 #endif

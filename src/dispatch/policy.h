@@ -76,8 +76,9 @@ enum ntm_policy_state {
 extern int ntm_policy_state;
 extern struct policy ntm_the_policy;
 
-/* Build the deferred policy now, unless another call is building it or
- * detecting the CPU: then NULL (select.c). */
+/* Build the deferred policy now, unless another call is building it,
+ * the CPU's description or the variant table, or this one runs on an
+ * alternate signal stack: then NULL (select.c). */
 const struct policy *ntm_policy_deferred(void);
 
 /* The policy of this process if it is built, else NULL: never builds it. */
@@ -89,7 +90,7 @@ static inline const struct policy *ntm_policy_if_built(void)
 
 /* The policy of this process, built here if the constructor deferred it;
  * else NULL (before the constructor, or while another call builds it):
- * the caller then uses ntm_baseline().  Never waits, takes no lock and
+ * the caller then uses ntm_select_baseline().  Never waits, takes no lock and
  * allocates nothing, so safe from signal handlers and from inside the
  * build itself. */
 static inline const struct policy *ntm_policy_ready(void)

@@ -180,13 +180,12 @@ static struct {
 	char path[1024];
 	const char *why;
 	int have_path, absent;
-	int deferred;  /* the constructor left the build to a call */
 } source;
 
 /* Build the process's policy from cpu, tunables (NULL: none) and the
- * profile source names, and publish it.  Inside a call (deferred_build)
- * tunables are NULL and the profile is absent: then it reads no file,
- * takes no lock and allocates nothing. */
+ * profile source names, and publish it.  Inside a call
+ * (ntm_policy_deferred) tunables are NULL and the profile is absent:
+ * then it reads no file, takes no lock and allocates nothing. */
 static void build(const struct cpu *detected, const char *tunables)
 {
 	struct policy *p = &ntm_the_policy;
@@ -270,7 +269,6 @@ __attribute__((constructor(102))) static void build_process_policy(void)
 	source.absent = found == 1;
 	const char *tunables = secure_getenv("NTMEM_TUNABLES");
 	if (!tunables && (!source.have_path || source.absent)) {
-		source.deferred = 1;
 		pthread_atfork(NULL, NULL, after_fork);
 		plan_provisional_inline();
 		__atomic_store_n(&ntm_policy_state, NTM_POLICY_DEFERRED, __ATOMIC_RELEASE);
