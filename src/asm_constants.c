@@ -34,6 +34,7 @@ void ntm_asm_constants(void)
 	CONSTANT(LIMITS_INLINE_SET, offsetof(struct ntm_limits, inline_max[NTMEM_OP_SET]));
 	CONSTANT(LIMITS_INLINE_COPY, offsetof(struct ntm_limits, inline_max[NTMEM_OP_COPY]));
 	CONSTANT(LIMITS_SHIM_SSE2_BELOW, offsetof(struct ntm_limits, shim_sse2_below));
+	CONSTANT(LIMITS_SHIM_SSE2_END, offsetof(struct ntm_limits, shim_sse2_end));
 	CONSTANT(LIMITS_SHIM_EVEX_END, offsetof(struct ntm_limits, shim_evex_end));
 	CONSTANT(LIMITS_SHIM_AVX2_END, offsetof(struct ntm_limits, shim_avx2_end));
 	CONSTANT(SAFE_GATE_sse2, NTM_WIDTH_SSE2 * sizeof(size_t));

@@ -9,7 +9,7 @@
  *   - the CPU as detected (struct cpu, ntm_cpu(), feature names) and the
  *     CPUs this process may use (ntm_process_cpus());
  *   - variants by id (ntm_variant()) and trial policies: one variant for
- *     every size (ntm_select_pin()), or a whole policy built from
+ *     every size (ntm_policy_pin()), or a whole policy built from
  *     tunables for a look (ntm_policy_build());
  *   - the calibration profile: where it goes and how it is written
  *     (ntm_profile_path(), ntm_profile_init(), ntm_profile_write()) and

@@ -59,6 +59,11 @@ void t_skip(const char *name, const char *why)
 	fflush(stdout);
 }
 
+int t_failed_count(void)
+{
+	return failed;
+}
+
 int t_finish(void)
 {
 	printf("%d passed, %d failed, %d skipped\n", passed, failed, skipped);

@@ -17,6 +17,9 @@ void t_skip(const char *name, const char *why);
 void t_check(int ok, const char *name, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 int t_finish(void);  /* prints the summary; returns the exit status */
+/* The checks failed so far: for a part of a test run in a child of its
+ * own, which reports to its parent by its exit status. */
+int t_failed_count(void);
 
 /* NTMEM_TEST_QUICK=1 (under qemu and the sanitizers): fewer cases. */
 int t_quick(void);

@@ -263,7 +263,7 @@ static void expect_plan(const char *what, struct cpu c, size_t l3,
 {
 	struct cache_plan p;
 	char how[NTM_NOTE_LEN], name[160];
-	ntm_cpu_plan(&c, &p);
+	ntm_cpu_plan(&c, &p, 1);
 	size_t st = ntm_default_threshold(&c, NTMEM_OP_SET, how, sizeof how);
 	size_t ct = ntm_default_threshold(&c, NTMEM_OP_COPY, how, sizeof how);
 	/* how: the copy threshold's words, which include the plan's. */

@@ -136,6 +136,7 @@ static void test_defaults(void)
 	fake.model = 0x10000;
 	fake.cpuid_caches = fake.sysfs_caches =
 		(struct cache_info){32 * KiB, 1 * MiB, 32 * MiB, 2};
+	fake.libc_caches = (struct cache_info){0};  /* plan from the two above */
 	snprintf(fake.vendor, sizeof fake.vendor, "GenuineIntel");
 	fake.family = 6;
 	ntm_policy_build(&pol, &fake, NULL, NULL);

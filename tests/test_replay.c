@@ -208,12 +208,10 @@ static void replay_builtin(const struct cpu *cpu, const char *tunables, int cls,
 	static struct policy p;
 	ntm_policy_build(&p, cpu, tunables, NULL);
 	for (int s = 0; s < t->nsizes; s++) {
-		struct ntm_route r;
-		ntm_select(&r, &p, (enum ntmem_class)cls, t->size[s], 0, 0,
-			   NTM_CALLER_QUERY);
+		struct ntm_route r = ntm_select(&p, (enum ntmem_class)cls, t->size[s], 0, 0);
 		if (r.kind == NTM_ROUTE_SMALL)
 			continue;
-		judge(t, s, row_of(t, r.v), r.kind == NTM_ROUTE_INLINE, v);
+		judge(t, s, row_of(t, ntm_route_variant(r)), r.kind == NTM_ROUTE_INLINE, v);
 	}
 }
 

@@ -106,8 +106,7 @@ static void test_table(const char *loop_name, const char *stream_name)
 		/* No loop of its own at this width: the rung runs in C. */
 		if (kind == NTM_ROUTE_INLINE && !p.loop[op])
 			kind = NTM_ROUTE_RUNG;
-		struct ntm_route r;
-		ntm_select(&r, &p, w->cls, n, w->flags, w->overlap, NTM_CALLER_ENTRY);
+		struct ntm_route r = ntm_select(&p, w->cls, n, w->flags, w->overlap);
 		if (r.kind != kind || r.v != want[w->v]) {
 			if (!bad++)
 				snprintf(why, sizeof why, "row %zu (%zu B, flags %#x, overlap "
@@ -121,13 +120,11 @@ static void test_table(const char *loop_name, const char *stream_name)
 
 	/* Before the policy is built, once the constructor has run: the C
 	 * library's function, or streaming, the architecture's baseline. */
-	struct ntm_route r;
-	ntm_select(&r, NULL, NTMEM_CLASS_COPY, 16 * MiB, 0, 0, NTM_CALLER_ENTRY);
+	struct ntm_route r = ntm_select(NULL, NTMEM_CLASS_COPY, 16 * MiB, 0, 0);
 	t_check(r.kind == NTM_ROUTE_BASELINE && r.v == ntm_libc_variant(NTMEM_OP_COPY),
 		"select: before the policy, the C library's", "%s %s",
 		kind_name(r.kind), r.v ? r.v->name : "-");
-	ntm_select(&r, NULL, NTMEM_CLASS_SET_ZERO, 16 * MiB, NTMEM_F_NONTEMPORAL, 0,
-		   NTM_CALLER_ENTRY);
+	r = ntm_select(NULL, NTMEM_CLASS_SET_ZERO, 16 * MiB, NTMEM_F_NONTEMPORAL, 0);
 	t_check(r.kind == NTM_ROUTE_BASELINE && r.v == ntm_baseline(NTMEM_OP_SET, 1),
 		"select: before the policy, streaming: the baseline", "%s %s",
 		kind_name(r.kind), r.v ? r.v->name : "-");
@@ -138,7 +135,7 @@ static void test_table(const char *loop_name, const char *stream_name)
  * neither SMALL nor INLINE. */
 static void test_entries_agree(void)
 {
-	const struct policy *p = ntm_policy_ready();
+	const struct policy *p = ntm_policy_for_report();
 	size_t top = 4 * MiB;
 	unsigned char *a = malloc(top + 64), *b = malloc(top + 64);
 	if (!p || !a || !b) {
@@ -164,9 +161,8 @@ static void test_entries_agree(void)
 		for (int op = 0; op < 2; op++)
 			for (unsigned flags = 0; flags <= NTMEM_F_NONTEMPORAL; flags++) {
 				size_t n = sizes[i];
-				struct ntm_route r;
 				enum ntmem_class cls = op ? NTMEM_CLASS_COPY : NTMEM_CLASS_SET_NONZERO;
-				ntm_select(&r, p, cls, n, flags, 0, NTM_CALLER_QUERY);
+				struct ntm_route r = ntm_select(p, cls, n, flags, 0);
 				unsigned long before = reached_c;
 				if (op)
 					ntmem_copy_flags(b, a, n, flags);
@@ -189,7 +185,7 @@ int main(void)
 {
 	const char *stream = t_streaming_variant(NTMEM_OP_SET);
 	const char *stream_copy = t_streaming_variant(NTMEM_OP_COPY);
-	const struct policy *p = ntm_policy_ready();
+	const struct policy *p = ntm_policy_for_report();
 	if (!stream || !stream_copy || !p) {
 		t_skip("select: every route of the table", "no streaming variant runs "
 		       "here (the portable build), or no policy");

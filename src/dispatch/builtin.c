@@ -293,30 +293,25 @@ size_t ntm_default_threshold(const struct cpu *cpu, enum ntmem_op op,
 			     char *how, size_t len)
 {
 	struct cache_plan plan;
-	ntm_cpu_plan(cpu, &plan);
+	ntm_cpu_plan(cpu, &plan, how != NULL);
 	size_t share = plan.caches.l3 ? plan.caches.l3 / plan.caches.l3_shared_by
 				      : SHARE_UNKNOWN;
-	size_t t = share;
-	const char *bound = "";
-	if (t < THRESHOLD_FLOOR) {
-		t = THRESHOLD_FLOOR;
-		bound = ", raised to the floor";
-	}
+	size_t t = share < THRESHOLD_FLOOR ? THRESHOLD_FLOOR : share;
+	if (op == NTMEM_OP_COPY)
+		t = t / 2 < THRESHOLD_FLOOR ? THRESHOLD_FLOOR : t / 2;
+	if (!how)
+		return t;
 	char s[32];
 	if (plan.caches.l3)
 		snprintf(how, len, "%s, shared by %u: %s per thread%s", plan.how,
-			 plan.caches.l3_shared_by,
-			 ntm_format_size(share, s, sizeof s), bound);
+			 plan.caches.l3_shared_by, ntm_format_size(share, s, sizeof s),
+			 share < THRESHOLD_FLOOR ? ", raised to the floor" : "");
 	else
 		snprintf(how, len, "%s: a fixed %s per thread", plan.how,
 			 ntm_format_size(share, s, sizeof s));
-	if (op == NTMEM_OP_COPY) {
-		t = t / 2 < THRESHOLD_FLOOR ? THRESHOLD_FLOOR : t / 2;
-		size_t used = strlen(how);
-		if (used < len)
-			snprintf(how + used, len - used,
-				 "; a copy touches twice its size: half");
-	}
+	size_t used = strlen(how);
+	if (op == NTMEM_OP_COPY && used < len)
+		snprintf(how + used, len - used, "; a copy touches twice its size: half");
 	return t;
 }
 
@@ -344,7 +339,8 @@ static const struct recorded *recorded_entry(const struct cpu *cpu)
 	return NULL;
 }
 
-/* The family rule for cpu, its sizes made bytes, into *b. */
+/* The family rule for cpu, its sizes made bytes, into *b; how it came
+ * about into how[len] unless how is NULL. */
 static void family_rule(const struct cpu *cpu, struct builtin *b, char *how,
 			size_t len)
 {
@@ -353,19 +349,17 @@ static void family_rule(const struct cpu *cpu, struct builtin *b, char *how,
 	char why[2][400];
 	size_t share[2];
 	for (int op = 0; op < 2; op++)
-		share[op] = ntm_default_threshold(cpu, op, why[op], sizeof why[op]);
+		share[op] = ntm_default_threshold(cpu, op, how ? why[op] : NULL,
+						  sizeof why[op]);
 	/* Without a loop of its own at this width (off x86-64), nothing
 	 * measured says a loop beats the C library's function. */
-	int loop = ntm_width_loop(NTMEM_OP_SET, ntm_width_for(cpu->usable),
-				  cpu->usable) != NULL;
+	int loop = ntm_width_loop_requires(ntm_width_for(cpu->usable)) != 0;
 	for (int cls = 0; cls < NTMEM_CLASSES; cls++) {
 		size_t t = share[cls == NTMEM_CLASS_COPY];
 		for (int i = 0; i < BUILTIN_RUNGS; i++) {
 			struct builtin_rung *r = &b->rung[cls][i];
 			if (r->upto == UPTO_SHARE)
 				r->upto = t;
-			else if (r->upto == UPTO_4_SHARES)
-				r->upto = t > SIZE_MAX / 4 ? END : 4 * t;
 			if (r->run == RUN_VECTOR && !loop)
 				r->run = RUN_LIBC;
 			if (r->run == RUN_STREAMING && cls == NTMEM_CLASS_COPY &&
@@ -375,6 +369,8 @@ static void family_rule(const struct cpu *cpu, struct builtin *b, char *how,
 				break;
 		}
 	}
+	if (!how)
+		return;
 	/* The cache plan's sentence once (info prints it as the caches'
 	 * "used" line), then the two shares. */
 	char set_at[32], copy_at[32];
@@ -390,7 +386,9 @@ const struct builtin *ntm_builtin_for(const struct cpu *cpu, int family_only,
 {
 	const struct recorded *e = family_only ? NULL : recorded_entry(cpu);
 	if (e) {
-		snprintf(how, len, "%s, from %s", e->ladders->name, e->ladders->source);
+		if (how)
+			snprintf(how, len, "%s, from %s", e->ladders->name,
+				 e->ladders->source);
 		return e->ladders;
 	}
 	family_rule(cpu, scratch, how, len);
@@ -407,7 +405,7 @@ static size_t loop_reach(const struct builtin *b, enum ntmem_op op)
 			continue;
 		size_t upto = r->run == RUN_VECTOR ? r->upto : 0;
 		/* An edge at the L3's share is at least the floor (above). */
-		if (upto == UPTO_SHARE || upto == UPTO_4_SHARES)
+		if (upto == UPTO_SHARE)
 			upto = THRESHOLD_FLOOR;
 		reach = upto < reach ? upto : reach;
 	}

@@ -29,10 +29,9 @@ enum builtin_method {
 				ahead; line by line where none */
 };
 
-/* A rung's upper edge: bytes, or one of these, sized from the topology
- * (ntm_default_threshold): the op's share of the L3, 4 times it. */
+/* A rung's upper edge: bytes, or this, sized from the topology
+ * (ntm_default_threshold): the op's share of the L3. */
 #define UPTO_SHARE ((size_t)-2)
-#define UPTO_4_SHARES ((size_t)-3)
 
 struct builtin_rung {
 	enum builtin_method run;
@@ -54,7 +53,8 @@ struct builtin {
 /* The built-in ladders for cpu: its recorded entry, else (or with
  * family_only) the rule for its vendor and family, made into *scratch
  * with its sizes from the cache topology.  How it came about goes into
- * how[len].  Returns the entry used; its rungs' upto are all bytes. */
+ * how[len], unless how is NULL (no words: the build as the library
+ * loads).  Returns the entry used; its rungs' upto are all bytes. */
 const struct builtin *ntm_builtin_for(const struct cpu *cpu, int family_only,
 				      struct builtin *scratch, char *how,
 				      size_t len);
@@ -67,8 +67,8 @@ const struct builtin *ntm_builtin_for(const struct cpu *cpu, int family_only,
 size_t ntm_builtin_loop_reach(enum ntmem_op op);
 
 /* The built-in streaming threshold for op: one CPU's share of the L3
- * (half of it for copies), at least 8 MiB; and a line saying how it was
- * derived from the planned caches. */
+ * (half of it for copies), at least 8 MiB; and, unless how is NULL, a
+ * line saying how it was derived from the planned caches. */
 size_t ntm_default_threshold(const struct cpu *cpu, enum ntmem_op op,
 			     char *how, size_t len);
 

@@ -6,7 +6,6 @@
 #include <fcntl.h>
 #include <sys/syscall.h>
 #include <stdarg.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -506,15 +505,23 @@ int ntm_parse_cpu_list(const char *s, unsigned char *bits, unsigned max)
 	return 0;
 }
 
-/* The CPUs in a list such as "0-3,8,10-11" (0 if it is malformed). */
-static unsigned count_cpu_list(const char *s)
+unsigned ntm_count_cpu_list(const char *s)
 {
-	unsigned char bits[1024];
 	unsigned count = 0;
-	if (ntm_parse_cpu_list(s, bits, sizeof bits))
-		return 0;
-	for (size_t i = 0; i < sizeof bits; i++)
-		count += bits[i];
+	while (*s && *s != '\n') {
+		char *end;
+		unsigned long lo = strtoul(s, &end, 10), hi = lo;
+		if (end == s)
+			return 0;
+		if (*end == '-') {
+			s = end + 1;
+			hi = strtoul(s, &end, 10);
+			if (end == s || hi < lo)
+				return 0;
+		}
+		count += (unsigned)(hi - lo + 1);
+		s = *end == ',' ? end + 1 : end;
+	}
 	return count;
 }
 
@@ -528,7 +535,7 @@ static void read_sysfs_l3(unsigned i, struct cache_info *c)
 	c->l3 = read_sysfs_size(path);
 	snprintf(path, sizeof path, SYSFS_CACHES "/index%u/shared_cpu_list", i);
 	if (!ntm_read_line(path, shared, sizeof shared))
-		c->l3_shared_by = count_cpu_list(shared);
+		c->l3_shared_by = ntm_count_cpu_list(shared);
 }
 
 static void detect_sysfs(struct cache_info *c)
@@ -554,23 +561,12 @@ static void detect_sysfs(struct cache_info *c)
 	}
 }
 
-/* The L3 alone, from index3 where that is the L3 (every x86 Linux seen):
- * 3 files, not the 13 of the whole scan.  Its type is not read: no CPU
- * has had an L3 for instructions alone.  0, or -1 to scan. */
-static int detect_sysfs_l3(struct cache_info *c)
+/* Append printf output to plan->how, separated by "; ", if it explains. */
+__attribute__((format(printf, 3, 4)))
+static void plan_note(struct cache_plan *plan, int explain, const char *fmt, ...)
 {
-	char level[8];
-	if (ntm_read_line(SYSFS_CACHES "/index3/level", level, sizeof level) ||
-	    strcmp(level, "3"))
-		return -1;
-	read_sysfs_l3(3, c);
-	return 0;
-}
-
-/* Append printf output to plan->how, separated by "; ". */
-__attribute__((format(printf, 2, 3)))
-static void plan_note(struct cache_plan *plan, const char *fmt, ...)
-{
+	if (!explain)
+		return;
 	size_t used = strlen(plan->how);
 	if (used && used + 2 < sizeof plan->how) {
 		strcpy(plan->how + used, "; ");
@@ -582,57 +578,86 @@ static void plan_note(struct cache_plan *plan, const char *fmt, ...)
 	va_end(ap);
 }
 
-void ntm_cpu_plan(const struct cpu *cpu, struct cache_plan *plan)
+/* The L3 from CPUID's and sysfs's answers, where the C library gave
+ * none: the smaller where they disagree, shared as they say. */
+static const char *plan_from_leaves(const struct cpu *cpu, struct cache_plan *plan,
+				    int explain)
 {
 	const struct cache_info *id = &cpu->cpuid_caches, *fs = &cpu->sysfs_caches;
-	char a[32], b[32];
-	memset(plan, 0, sizeof *plan);
-	/* AArch64: the line the streaming loops' 64-byte unit fills (a
-	 * 256-byte line, as on A64FX, takes four). */
-	if (cpu->dline)
-		plan_note(plan, "data cache lines of %u B (CTR_EL0)", cpu->dline);
 	struct cache_info *c = &plan->caches;
+	char a[32], b[32];
 	*c = id->l3 ? *id : *fs;
 	const char *from = id->l3 ? "CPUID" : fs->l3 ? "sysfs" : NULL;
 	if (id->l3 && fs->l3 && id->l3 != fs->l3) {
 		c->l3 = id->l3 < fs->l3 ? id->l3 : fs->l3;
 		from = "the smaller";
 		plan->distrusted = 1;
-		plan_note(plan, "CPUID says L3 %s, sysfs %s: they cannot both be right, "
-		    "so the smaller is used", ntm_format_size(id->l3, a, sizeof a),
-		    ntm_format_size(fs->l3, b, sizeof b));
+		if (explain)
+			plan_note(plan, 1, "CPUID says L3 %s, sysfs %s: they cannot both "
+				  "be right, so the smaller is used",
+				  ntm_format_size(id->l3, a, sizeof a),
+				  ntm_format_size(fs->l3, b, sizeof b));
 	}
-	unsigned shared = fs->l3_shared_by ? fs->l3_shared_by : id->l3_shared_by;
+	c->l3_shared_by = fs->l3_shared_by ? fs->l3_shared_by : id->l3_shared_by;
 	if (id->l3 && !id->l3_shared_by && !fs->l3_shared_by) {
 		plan->distrusted = 1;
-		plan_note(plan, "CPUID says the L3 is shared by 0 CPUs, which cannot "
-		    "be: taken as the %u online", cpu->online_cpus);
+		plan_note(plan, explain, "CPUID says the L3 is shared by 0 CPUs, which "
+			  "cannot be: taken as the %u online", cpu->online_cpus);
 	}
+	return from;
+}
+
+/* Words for the plan of *c (from `from`), after the distrust rules. */
+static void plan_words(const struct cpu *cpu, struct cache_plan *plan,
+		       const char *from, size_t l3)
+{
+	const struct cache_info *c = &plan->caches;
+	char a[32], b[32], d[32];
+	if (!c->l3 && l3)
+		plan_note(plan, 1, "an L3 of %s (%s) shared by %u CPU%s is %s a CPU, "
+			  "over the %s no part has exceeded: not trusted",
+			  ntm_format_size(l3, a, sizeof a), from, c->l3_shared_by,
+			  c->l3_shared_by == 1 ? "" : "s",
+			  ntm_format_size(l3 / c->l3_shared_by, b, sizeof b),
+			  ntm_format_size(NTM_MAX_CREDIBLE_L3_SHARE, d, sizeof d));
+	else if (c->l3)
+		plan_note(plan, 1, "L3 %s from %s%s", ntm_format_size(c->l3, a, sizeof a),
+			  from, cpu->libc_caches.l3 ? ", shared by the online CPUs" : "");
+#ifdef NTM_X86
+	else
+		plan_note(plan, 1, "no L3 size from the C library, CPUID or sysfs");
+#else
+	else
+		plan_note(plan, 1, "no L3 size from the C library or sysfs");
+#endif
+}
+
+void ntm_cpu_plan(const struct cpu *cpu, struct cache_plan *plan, int explain)
+{
+	memset(plan, 0, sizeof *plan);
+	/* AArch64: the line the streaming loops' 64-byte unit fills (a
+	 * 256-byte line, as on A64FX, takes four). */
+	if (cpu->dline)
+		plan_note(plan, explain, "data cache lines of %u B (CTR_EL0)", cpu->dline);
+	struct cache_info *c = &plan->caches;
+	const char *from = "the C library";
+	if (cpu->libc_caches.l3)
+		*c = cpu->libc_caches;  /* shared by: unknown, so the online */
+	else
+		from = plan_from_leaves(cpu, plan, explain);
 	/* CPUID counts the IDs that could share it, rounded up to a power
 	 * of two; a VM sees only its own CPUs. */
+	unsigned shared = c->l3_shared_by;
 	if (shared == 0 || shared > cpu->online_cpus)
 		shared = cpu->online_cpus;
 	c->l3_shared_by = shared ? shared : 1;
-
-	if (c->l3 / c->l3_shared_by > NTM_MAX_CREDIBLE_L3_SHARE) {
-		char d[32];
+	size_t l3 = c->l3;
+	if (l3 / c->l3_shared_by > NTM_MAX_CREDIBLE_L3_SHARE) {
 		plan->distrusted = 1;
-		plan_note(plan, "an L3 of %s (%s) shared by %u CPU%s is %s a CPU, over "
-		    "the %s no part has exceeded: not trusted",
-		    ntm_format_size(c->l3, a, sizeof a), from, c->l3_shared_by,
-		    c->l3_shared_by == 1 ? "" : "s",
-		    ntm_format_size(c->l3 / c->l3_shared_by, b, sizeof b),
-		    ntm_format_size(NTM_MAX_CREDIBLE_L3_SHARE, d, sizeof d));
 		c->l3 = 0;
-	} else if (c->l3) {
-		plan_note(plan, "L3 %s from %s", ntm_format_size(c->l3, a, sizeof a), from);
-	} else {
-#ifdef NTM_X86
-		plan_note(plan, "no L3 size from CPUID or sysfs");
-#else
-		plan_note(plan, "no L3 size from sysfs");
-#endif
 	}
+	if (explain)
+		plan_words(cpu, plan, from, l3);
 }
 
 #if defined(__aarch64__)
@@ -718,11 +743,8 @@ static void detect_aarch64(struct cpu *cpu)
 }
 #endif
 
-static struct cpu features, the_cpu;
-static int features_once, cpu_once;  /* util/once.h */
-
-static pthread_once_t described_once = PTHREAD_ONCE_INIT;
-static int sysfs_l3_only;  /* detect read sysfs's L3 and no other level */
+static struct cpu features, the_cpu, described_cpu;
+static int features_once, cpu_once, described_once;  /* util/once.h */
 
 /* On AArch64 the registers that give the features name the CPU too. */
 static void read_features(void)
@@ -738,33 +760,70 @@ static void read_features(void)
 	errno = saved;
 }
 
-/* Reading sysfs sets errno on files that are absent; a successful call
- * of the library must leave errno alone, whoever detects first.  Where
- * CPUID gave the caches, sysfs is read for the L3 alone (its size against
- * CPUID's, and the CPUs sharing it): the plan uses nothing else of it. */
+/* What the C library found as the process started: sysconf, which glibc
+ * (2.33 and later) answers from what it read then, with no CPUID and no
+ * file; 0 where it has no answer. */
+static size_t libc_cache(int name)
+{
+	long v = sysconf(name);
+	return v > 0 ? (size_t)v : 0;
+}
+
+static void read_libc_caches(struct cache_info *c)
+{
+#if defined(_SC_LEVEL1_DCACHE_SIZE) && defined(_SC_LEVEL3_CACHE_SIZE)
+	c->l1d = libc_cache(_SC_LEVEL1_DCACHE_SIZE);
+	c->l2 = libc_cache(_SC_LEVEL2_CACHE_SIZE);
+	c->l3 = libc_cache(_SC_LEVEL3_CACHE_SIZE);
+#else
+	(void)c;
+#endif
+}
+
+/* The online CPUs: one sysfs file, else sysconf (which may read more). */
+static unsigned read_online_cpus(void)
+{
+	char list[256];
+	unsigned n = 0;
+	if (!ntm_read_line("/sys/devices/system/cpu/online", list, sizeof list))
+		n = ntm_count_cpu_list(list);
+	if (n == 0) {
+		long v = sysconf(_SC_NPROCESSORS_ONLN);
+		n = v > 0 ? (unsigned)v : 1;
+	}
+	return n;
+}
+
+/* The L3 from CPUID and sysfs, where the C library gave none. */
+static void read_own_l3(struct cpu *cpu)
+{
+#ifdef NTM_X86
+	read_cpuid_caches(cpu);
+#endif
+	detect_sysfs(&cpu->sysfs_caches);
+}
+
+/* What a policy needs, at the least cost (ntm_cpu()).  Reading files sets
+ * errno on those that are absent; loading a library must leave it. */
 static void detect(void)
 {
 	int saved = errno;
 	the_cpu = *ntm_cpu_features();
 #ifdef NTM_X86
 	identify_x86(&the_cpu);
-	read_cpuid_caches(&the_cpu);
 #endif
-	if (the_cpu.cpuid_caches.l3 && !detect_sysfs_l3(&the_cpu.sysfs_caches))
-		sysfs_l3_only = 1;
-	else
-		detect_sysfs(&the_cpu.sysfs_caches);
-	long n = sysconf(_SC_NPROCESSORS_ONLN);
-	the_cpu.online_cpus = n > 0 ? (unsigned)n : 1;
+	read_libc_caches(&the_cpu.libc_caches);
+	if (!the_cpu.libc_caches.l3) {
+		the_cpu.libc_caches = (struct cache_info){0};
+		read_own_l3(&the_cpu);
+	}
+	the_cpu.online_cpus = read_online_cpus();
 	errno = saved;
 }
 
 /* the_cpu with what only a description shows: the brand string, the
- * hypervisor's name and sysfs's L1d and L2, which detect left.  A copy,
- * so that the_cpu, which other threads read and copy, never changes
- * once detected. */
-static struct cpu described_cpu;
-
+ * hypervisor's name, CPUID's and sysfs's caches.  A copy, so that
+ * the_cpu, which other threads read, never changes once detected. */
 static void describe(void)
 {
 	int saved = errno;
@@ -773,13 +832,11 @@ static void describe(void)
 	read_brand(described_cpu.brand);
 	if (described_cpu.guest)
 		read_hypervisor(described_cpu.hypervisor);
+	described_cpu.cpuid_caches = (struct cache_info){0};
+	read_cpuid_caches(&described_cpu);
 #endif
-	if (sysfs_l3_only) {
-		struct cache_info all = {0};
-		detect_sysfs(&all);
-		described_cpu.sysfs_caches.l1d = all.l1d;
-		described_cpu.sysfs_caches.l2 = all.l2;
-	}
+	described_cpu.sysfs_caches = (struct cache_info){0};
+	detect_sysfs(&described_cpu.sysfs_caches);
 	errno = saved;
 }
 
@@ -795,31 +852,20 @@ void ntm_cpu_trim_brand(char *b)
 
 const struct cpu *ntm_cpu_features(void)
 {
-	ntm_once(&features_once, read_features, 1);
+	ntm_once(&features_once, read_features);
 	return &features;
 }
 
 const struct cpu *ntm_cpu(void)
 {
-	ntm_once(&cpu_once, detect, 1);
+	ntm_once(&cpu_once, detect);
 	return &the_cpu;
-}
-
-const struct cpu *ntm_cpu_try(void)
-{
-	return ntm_once(&cpu_once, detect, 0) ? &the_cpu : NULL;
-}
-
-void ntm_cpu_after_fork(void)
-{
-	ntm_once_after_fork(&features_once);
-	ntm_once_after_fork(&cpu_once);
 }
 
 const struct cpu *ntm_cpu_described(void)
 {
 	ntm_cpu();
-	pthread_once(&described_once, describe);
+	ntm_once(&described_once, describe);
 	return &described_cpu;
 }
 
@@ -842,7 +888,7 @@ static const char *arch_name(void)
 
 static char features_text[256], missing_text[1024];
 static struct cache_plan public_plan;
-static pthread_once_t public_once = PTHREAD_ONCE_INIT;
+static int public_once;  /* util/once.h */
 
 static void build_public_view(void)
 {
@@ -864,7 +910,7 @@ static void build_public_view(void)
 					      feature_table[i].name,
 					      ntm_cpu_missing(cpu, bit));
 	}
-	ntm_cpu_plan(cpu, &public_plan);
+	ntm_cpu_plan(cpu, &public_plan, 1);
 }
 
 static struct ntmem_cache_sizes public_sizes(const struct cache_info *c)
@@ -875,7 +921,7 @@ static struct ntmem_cache_sizes public_sizes(const struct cache_info *c)
 void ntm_cpu_describe(struct ntmem_cpu_info *info)
 {
 	const struct cpu *cpu = ntm_cpu_described();
-	pthread_once(&public_once, build_public_view);
+	ntm_once(&public_once, build_public_view);
 	*info = (struct ntmem_cpu_info){
 		.arch = arch_name(),
 		.vendor = cpu->vendor,

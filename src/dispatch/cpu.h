@@ -27,6 +27,14 @@ struct cpu {
 				   its own checks; glibc 2.33 and later) */
 	int has_xcr0;
 	uint64_t xcr0;
+	/* The caches as the C library found them as the process started
+	 * (sysconf: glibc 2.33 and later keep CPUID's answers), which the
+	 * policy plans from; l3_shared_by is 0, as the C library does not
+	 * say.  All 0 where it gives no L3: then CPUID's and sysfs's L3
+	 * below are read as the library loads, and planned from instead. */
+	struct cache_info libc_caches;
+	/* CPUID's and sysfs's own answers: with ntm_cpu_described(), which
+	 * shows them beside the plan. */
 	struct cache_info cpuid_caches;  /* leaf 4 or 0x8000001D/5/6 */
 	struct cache_info sysfs_caches;  /* /sys/devices/system/cpu/cpu0/cache */
 	unsigned online_cpus;
@@ -53,26 +61,22 @@ struct ntmem_cpu_info;
  * strings live as long as the process. */
 void ntm_cpu_describe(struct ntmem_cpu_info *info);
 
-/* The CPU this process runs on.  Thread-safe; detects on first call.
- * Its brand is empty and, where CPUID gave the caches, its sysfs_caches
- * hold the L3 alone: what a policy needs, at the least start-up cost. */
+/* The CPU this process runs on, as a policy needs it, at the least
+ * start-up cost: its features, its name (one CPUID: leaf 0), the caches
+ * the C library found and the online CPUs (one sysfs file).  Its brand
+ * and hypervisor are empty, and its CPUID and sysfs caches too where
+ * the C library gave the L3.  Read once, as the library loads (the
+ * policy's build asks), thread-safe. */
 const struct cpu *ntm_cpu(void);
-
-/* The same, or NULL while another call is detecting it: for a call that
- * must not wait (a signal handler may have interrupted that detection on
- * its own thread; util/once.h). */
-const struct cpu *ntm_cpu_try(void);
-
-/* In a fork child: a detection another thread had under way is run
- * again by the next caller. */
-void ntm_cpu_after_fork(void);
 
 /* The CPU's features (reported, usable, xcr0) and nothing else on x86:
  * the rest is 0, as no CPUID but the probe's is asked (each is some 6 us
  * in a guest) and no file read.  Enough to tell which variants run. */
 const struct cpu *ntm_cpu_features(void);
 
-/* The same with the brand and every sysfs level, for what shows them. */
+/* The same with the brand, the hypervisor's name, and CPUID's and
+ * sysfs's caches, every level: for what shows them, read on its first
+ * call (some CPUIDs, a dozen sysfs files), never by a memset or memcpy. */
 const struct cpu *ntm_cpu_described(void);
 
 /* Strip the blanks brand strings are padded with, at either end: CPUID
@@ -87,7 +91,11 @@ const char *ntm_cpu_feature_name(unsigned feature);
  * "OS has not enabled AVX-512 state (XCR0)"; NULL when all are usable. */
 const char *ntm_cpu_missing(const struct cpu *cpu, unsigned need);
 
-/* The caches the default policy plans with.  Reported topology that
+/* The caches the default policy plans with: the C library's L3, shared
+ * by every online CPU (it does not say by how many; on the machines
+ * recorded the share is the same either way, and the floor of the
+ * built-in threshold, 8 MiB, rules on most servers); or where it gives
+ * none, CPUID's and sysfs's, shared as they say.  Reported topology that
  * cannot be true is not trusted: more L3 per sharing CPU than
  * NTM_MAX_CREDIBLE_L3_SHARE (a VM shows the host's whole L3 as shared by
  * its own few CPUs), "shared by 0" CPUs, CPUID and sysfs giving different
@@ -112,10 +120,15 @@ int ntm_parse_cpu_list(const char *s, unsigned char *bits, unsigned max);
  * len bytes; 0, or -1 when it cannot be read.  By raw system calls: no
  * stdio (its buffer and fstat were a third of each file's cost at a
  * preloaded program's start-up), no allocation, and no cancellation
- * point, as the learning reads its L3 ids inside the user's calls. */
+ * point: a constructor may be cancelled by nothing it calls. */
 int ntm_read_line(const char *path, char *buf, size_t len);
 
-/* Pure: a function of *cpu alone, so tests can feed it fakes. */
-void ntm_cpu_plan(const struct cpu *cpu, struct cache_plan *plan);
+/* The CPUs in a list such as "0-3,8,10-11", 0 if it is malformed. */
+unsigned ntm_count_cpu_list(const char *s);
+
+/* Pure: a function of *cpu alone, so tests can feed it fakes.  how is
+ * left empty unless explain: the policy built as the library loads plans
+ * without words, and a reporter asks for them. */
+void ntm_cpu_plan(const struct cpu *cpu, struct cache_plan *plan, int explain);
 
 #endif

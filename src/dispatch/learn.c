@@ -1,32 +1,44 @@
-/* learn.c - learning on real calls (learn.h). */
+/* learn.c - learning on real calls (learn.h): a band's state machine in
+ * one domain, and the process's bands and domains. */
 #define _GNU_SOURCE
 #include "learn.h"
 
 #include <errno.h>
 #include <sched.h>
+#include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cpu.h"
+#include "ntmem.h"
+#include "route.h"
+#include "util/clock.h"
+#include "variants/fence.h"
 
-/* The trial word: epoch, side in use + 1, log2 of the period, and the low
- * 32 bits of the trial's first call.  Positions within a period are
- * differences of 32-bit call counts, so they survive the count's wrap. */
-#define EPOCH_BITS 24
-#define EPOCH_MASK ((1u << EPOCH_BITS) - 1)
+/* The trial word: epoch, side in use + 1, the period's doublings, and the
+ * low 32 bits of the trial's first call.  Positions within a period are
+ * differences of 32-bit call counts, so they survive the count's wrap;
+ * so do epochs, modulo 2^24. */
+#define EPOCH_MASK ((1u << 24) - 1)
 #define TRIAL_EPOCH(tr) ((uint32_t)((tr) >> 40) & EPOCH_MASK)
 #define TRIAL_IN_USE(tr) ((unsigned)((tr) >> 37) & 7u)
-#define TRIAL_PERIOD_LOG2(tr) ((unsigned)((tr) >> 32) & 31u)
+#define TRIAL_DOUBLINGS(tr) ((unsigned)((tr) >> 32) & 31u)
 #define TRIAL_AT(tr) ((uint32_t)(tr))
-/* A sample: its epoch, and nanoseconds per MiB below it. */
-#define SAMPLE_SHIFT 40
+/* A sample: its epoch + 1 (0: none; 25 bits), and nanoseconds per MiB
+ * below it. */
+#define SAMPLE_SHIFT 39
 #define SAMPLE_MAX (((uint64_t)1 << SAMPLE_SHIFT) - 1)
+#define SAMPLE_TAG(v) ((uint32_t)((v) >> SAMPLE_SHIFT))
 
-static uint64_t trial_word(uint32_t epoch, unsigned in_use, unsigned period_log2,
+static uint64_t trial_word(uint32_t epoch, unsigned in_use, unsigned doublings,
 			   uint32_t at)
 {
-	return (uint64_t)(epoch & EPOCH_MASK) << 40 | (uint64_t)in_use << 37 |
-	       (uint64_t)period_log2 << 32 | at;
+	return (uint64_t)epoch << 40 | (uint64_t)in_use << 37 |
+	       (uint64_t)doublings << 32 | at;
+}
+
+static uint32_t next_epoch(uint32_t epoch)
+{
+	return (epoch + 1) & EPOCH_MASK;
 }
 
 static unsigned log2_of(unsigned x)
@@ -34,12 +46,7 @@ static unsigned log2_of(unsigned x)
 	return (unsigned)(31 - __builtin_clz(x));
 }
 
-void ntm_learn_init(struct learn_slot *s, unsigned after)
-{
-	memset(s, 0, sizeof *s);
-	s->tally = (uint64_t)1 << 32;
-	s->trial = trial_word(1, 0, log2_of(NTM_LEARN_PERIOD_MIN), after);
-}
+#define MOST_DOUBLINGS (log2_of(NTM_LEARN_PERIOD_MAX) - log2_of(NTM_LEARN_PERIOD_MIN))
 
 /* Untimed calls before side s's timed ones, when side prev ran before. */
 static unsigned warm(const struct learn_band *b, unsigned prev, unsigned s)
@@ -48,13 +55,19 @@ static unsigned warm(const struct learn_band *b, unsigned prev, unsigned s)
 		       ? NTM_LEARN_WARM_CACHED : NTM_LEARN_WARM;
 }
 
-/* The k-th side of a trial whose side in use is last: the others in
- * order, then last. */
+/* The k-th side of a trial whose side in use is last: the others, the
+ * streaming ones first, then last.  After the side in use, the trial
+ * then turns from streaming to cached stores at most once, so at most
+ * one side warms up for NTM_LEARN_WARM_CACHED calls. */
 static unsigned trial_side(const struct learn_band *b, unsigned last, unsigned k)
 {
 	if (k + 1 == b->nsides)
 		return last;
-	return k < last ? k : k + 1;
+	for (int streaming = 1; streaming >= 0; streaming--)
+		for (unsigned s = 0; s < b->nsides; s++)
+			if (s != last && ntm_streams(b->side[s]) == streaming && k-- == 0)
+				return s;
+	return last;  /* not reached */
 }
 
 /* Position p of a trial whose side in use is last: its side, and its
@@ -123,13 +136,28 @@ unsigned ntm_learn_bound(const struct learn_band *b)
  * the next trial a period on. */
 static void give_up(struct learn_slot *s, uint64_t tr, uint64_t ticket)
 {
-	uint32_t next = TRIAL_EPOCH(tr) + 1;
-	uint64_t fresh = trial_word(next, TRIAL_IN_USE(tr), TRIAL_PERIOD_LOG2(tr),
-				    (uint32_t)ticket + (1u << TRIAL_PERIOD_LOG2(tr)));
-	__atomic_store_n(&s->tally, (uint64_t)(next & EPOCH_MASK) << 32,
-			 __ATOMIC_RELAXED);
-	__atomic_compare_exchange_n(&s->trial, &tr, fresh, 0, __ATOMIC_RELEASE,
-				    __ATOMIC_RELAXED);
+	uint32_t next = next_epoch(TRIAL_EPOCH(tr));
+	unsigned d = TRIAL_DOUBLINGS(tr);
+	uint64_t fresh = trial_word(next, TRIAL_IN_USE(tr), d,
+				    (uint32_t)ticket + (NTM_LEARN_PERIOD_MIN << d));
+	if (__atomic_compare_exchange_n(&s->trial, &tr, fresh, 0, __ATOMIC_RELEASE,
+					__ATOMIC_RELAXED))
+		__atomic_store_n(&s->tally, (uint64_t)next << 32, __ATOMIC_RELEASE);
+}
+
+/* The trial word of s with a side in use: at its first call a slot takes
+ * the caller's prior as the side in use, so that the first trial runs it
+ * last and holds it to the margin as every later one does. */
+static uint64_t trial_in_use(struct learn_slot *s, unsigned prior)
+{
+	uint64_t tr = __atomic_load_n(&s->trial, __ATOMIC_ACQUIRE);
+	while (!TRIAL_IN_USE(tr)) {
+		uint64_t with = tr | (uint64_t)(prior + 1) << 37;
+		if (__atomic_compare_exchange_n(&s->trial, &tr, with, 0, __ATOMIC_ACQ_REL,
+						__ATOMIC_ACQUIRE))
+			return with;
+	}
+	return tr;
 }
 
 unsigned ntm_learn_begin(struct learn_slot *s, const struct learn_band *b,
@@ -137,14 +165,13 @@ unsigned ntm_learn_begin(struct learn_slot *s, const struct learn_band *b,
 {
 	t->slot = NULL;
 	uint64_t ticket = __atomic_fetch_add(&s->calls, 1, __ATOMIC_RELAXED);
-	uint64_t tr = __atomic_load_n(&s->trial, __ATOMIC_ACQUIRE);
-	unsigned in_use = TRIAL_IN_USE(tr);
-	unsigned use = in_use ? in_use - 1 : prior;
+	uint64_t tr = trial_in_use(s, prior);
+	unsigned use = TRIAL_IN_USE(tr) - 1;
 	uint32_t pos = (uint32_t)ticket - TRIAL_AT(tr);
 	if (pos >= 0x80000000u)  /* the trial is still to come */
 		return use;
 	unsigned side, sample = 0;
-	int timed = schedule(b, in_use ? in_use - 1 : 0, pos, &side, &sample);
+	int timed = schedule(b, use, pos, &side, &sample);
 	if (timed < 0) {
 		if (pos >= ntm_learn_trial_calls(b) + NTM_LEARN_GRACE)
 			give_up(s, tr, ticket);
@@ -159,7 +186,8 @@ unsigned ntm_learn_begin(struct learn_slot *s, const struct learn_band *b,
 	return side;
 }
 
-/* The least nanoseconds per MiB of each side in this epoch's samples. */
+/* The least nanoseconds per MiB of each side in this epoch's samples
+ * (UINT64_MAX for a side with none). */
 static void least_times(const struct learn_slot *s, const struct learn_band *b,
 			uint32_t epoch, uint64_t *best)
 {
@@ -167,11 +195,24 @@ static void least_times(const struct learn_slot *s, const struct learn_band *b,
 		best[i] = UINT64_MAX;
 		for (unsigned k = 0; k < NTM_LEARN_SAMPLES; k++) {
 			uint64_t v = __atomic_load_n(&s->sample[i][k], __ATOMIC_RELAXED);
-			if ((uint32_t)(v >> SAMPLE_SHIFT) == epoch &&
-			    (v & SAMPLE_MAX) < best[i])
+			if (SAMPLE_TAG(v) == epoch + 1 && (v & SAMPLE_MAX) < best[i])
 				best[i] = v & SAMPLE_MAX;
 		}
 	}
+}
+
+/* The side to keep: the fastest, unless the side in use is within the
+ * margin of it (or the fastest has no sample at all). */
+static unsigned keep(const uint64_t *best, unsigned nsides, unsigned in_use)
+{
+	unsigned win = in_use;
+	for (unsigned i = 0; i < nsides; i++)
+		if (best[i] < best[win])
+			win = i;
+	if (win != in_use && best[in_use] != UINT64_MAX &&
+	    best[win] * 100 >= best[in_use] * (100 - NTM_LEARN_MARGIN_PCT))
+		win = in_use;  /* not faster by the margin: keep it */
+	return win;
 }
 
 /* Every sample of the epoch is in: keep or change the side, and set the
@@ -183,29 +224,34 @@ static void decide(struct learn_slot *s, const struct learn_band *b, uint32_t ep
 		return;  /* given up meanwhile */
 	uint64_t best[NTM_LEARN_SIDES];
 	least_times(s, b, epoch, best);
-	unsigned win = 0;
-	for (unsigned i = 1; i < b->nsides; i++)
-		if (best[i] < best[win])
-			win = i;
-	unsigned in_use = TRIAL_IN_USE(tr), period = TRIAL_PERIOD_LOG2(tr);
-	if (in_use && win != in_use - 1 &&
-	    best[win] * 100 >= best[in_use - 1] * (100 - NTM_LEARN_MARGIN_PCT))
-		win = in_use - 1;  /* not faster by the margin: keep it */
-	int held = in_use && win == in_use - 1;
-	if (held && period < log2_of(NTM_LEARN_PERIOD_MAX))
-		period++;
-	else if (!held)
-		period = log2_of(NTM_LEARN_PERIOD_MIN);
-	uint32_t next = (epoch + 1) & EPOCH_MASK;
+	unsigned in_use = TRIAL_IN_USE(tr) - 1, d = TRIAL_DOUBLINGS(tr);
+	unsigned win = keep(best, b->nsides, in_use);
+	if (win == in_use && d < MOST_DOUBLINGS)
+		d++;
+	else if (win != in_use)
+		d = 0;
+	uint32_t next = next_epoch(epoch);
 	uint64_t now = __atomic_load_n(&s->calls, __ATOMIC_RELAXED);
-	uint64_t fresh = trial_word(next, win + 1, period, (uint32_t)now + (1u << period));
-	__atomic_store_n(&s->tally, (uint64_t)next << 32, __ATOMIC_RELAXED);
+	uint64_t fresh = trial_word(next, win + 1, d,
+				    (uint32_t)now + (NTM_LEARN_PERIOD_MIN << d));
 	if (!__atomic_compare_exchange_n(&s->trial, &tr, fresh, 0, __ATOMIC_RELEASE,
 					 __ATOMIC_RELAXED))
 		return;
+	__atomic_store_n(&s->tally, (uint64_t)next << 32, __ATOMIC_RELEASE);
+	unsigned winner_calls = 0;
+	unsigned length = trial_length(b, in_use, (int)win, &winner_calls);
+	__atomic_fetch_add(&s->losing, length - winner_calls, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&s->trials, 1, __ATOMIC_RELAXED);
-	if (win != (in_use ? in_use - 1 : 0))
+	if (win != in_use)
 		__atomic_fetch_add(&s->switches, 1, __ATOMIC_RELAXED);
+}
+
+/* Whether sample tag a (an epoch + 1; 0: none) is of a later epoch than
+ * tag b: epochs wrap, so "later" is less than half their range ahead. */
+static int later_tag(uint32_t a, uint32_t b)
+{
+	uint32_t ahead = (a - b) & EPOCH_MASK;
+	return a && ahead != 0 && ahead < EPOCH_MASK / 2;
 }
 
 void ntm_learn_end(const struct learn_ticket *t, const struct learn_band *b,
@@ -214,19 +260,28 @@ void ntm_learn_end(const struct learn_ticket *t, const struct learn_band *b,
 	struct learn_slot *s = t->slot;
 	if (!s)
 		return;
-	uint64_t mib = n >> 20 ? n >> 20 : 1;
-	uint64_t per_mib = ns / mib;
-	if (per_mib > SAMPLE_MAX)
-		per_mib = SAMPLE_MAX;
-	__atomic_store_n(&s->sample[t->side][t->sample],
-			 (uint64_t)t->epoch << SAMPLE_SHIFT | per_mib, __ATOMIC_RELAXED);
-	/* Count it in its own epoch only: a late sample's trial is over. */
-	uint64_t old = __atomic_load_n(&s->tally, __ATOMIC_RELAXED), now;
+	/* Late: its trial is over, and a later one may use this sample's
+	 * place.  Neither stored nor counted. */
+	if (TRIAL_EPOCH(__atomic_load_n(&s->trial, __ATOMIC_ACQUIRE)) != t->epoch)
+		return;
+	uint64_t mib = n >> 20 ? n >> 20 : 1, per_mib = ns / mib;
+	uint64_t *at = &s->sample[t->side][t->sample];
+	uint64_t mine = (uint64_t)(t->epoch + 1) << SAMPLE_SHIFT |
+			(per_mib > SAMPLE_MAX ? SAMPLE_MAX : per_mib);
+	uint64_t old = __atomic_load_n(at, __ATOMIC_RELAXED);
 	do {
-		if ((uint32_t)(old >> 32) != t->epoch)
+		/* A trial that began since the check above stored its own. */
+		if (later_tag(SAMPLE_TAG(old), t->epoch + 1))
 			return;
-		now = old + 1;
-	} while (!__atomic_compare_exchange_n(&s->tally, &old, now, 1,
+	} while (!__atomic_compare_exchange_n(at, &old, mine, 1, __ATOMIC_RELAXED,
+					      __ATOMIC_RELAXED));
+	/* Count it in its own epoch only. */
+	uint64_t tally = __atomic_load_n(&s->tally, __ATOMIC_RELAXED), now;
+	do {
+		if ((uint32_t)(tally >> 32) != t->epoch)
+			return;
+		now = tally + 1;
+	} while (!__atomic_compare_exchange_n(&s->tally, &tally, now, 1,
 					      __ATOMIC_ACQ_REL, __ATOMIC_RELAXED));
 	if ((uint32_t)now == (uint32_t)b->nsides * NTM_LEARN_SAMPLES)
 		decide(s, b, t->epoch);
@@ -235,7 +290,8 @@ void ntm_learn_end(const struct learn_ticket *t, const struct learn_band *b,
 unsigned ntm_learn_in_use(const struct learn_slot *s, unsigned prior)
 {
 	unsigned in_use = TRIAL_IN_USE(__atomic_load_n(&s->trial, __ATOMIC_ACQUIRE));
-	return in_use ? in_use - 1 : prior;
+	return in_use && __atomic_load_n(&s->trials, __ATOMIC_RELAXED) ? in_use - 1
+									 : prior;
 }
 
 void ntm_learn_state(const struct learn_slot *s, struct learn_state *st)
@@ -246,137 +302,144 @@ void ntm_learn_state(const struct learn_slot *s, struct learn_state *st)
 	st->calls = calls;
 	st->trials = __atomic_load_n(&s->trials, __ATOMIC_RELAXED);
 	st->switches = __atomic_load_n(&s->switches, __ATOMIC_RELAXED);
-	st->decided = (int)TRIAL_IN_USE(tr) - 1;
+	st->losing = __atomic_load_n(&s->losing, __ATOMIC_RELAXED);
+	st->timed = __atomic_load_n(&s->timed, __ATOMIC_RELAXED);
+	st->clock_ns = __atomic_load_n(&s->clock_ns, __ATOMIC_RELAXED);
+	st->decided = st->trials ? (int)TRIAL_IN_USE(tr) - 1 : -1;
 	st->next_trial_in = pos >= 0x80000000u ? (uint32_t)-pos : 0;
-	st->period = 1u << TRIAL_PERIOD_LOG2(tr);
+	st->period = NTM_LEARN_PERIOD_MIN << TRIAL_DOUBLINGS(tr);
 }
 
 /* ------------------------------------------------------------------ */
-/* The process's slots, per L3 domain                                 */
+/* The process's bands and domains                                    */
 /* ------------------------------------------------------------------ */
 
 #define MAX_CPUS 1024
 
-/*
- * One row of slots per L3 domain, claimed the first time a thread on a
- * CPU of that domain learns, not at start-up: which L3 a CPU shares is a
- * sysfs file per CPU, which every program would otherwise pay for as it
- * starts, whether it makes a call that learns or not.  row_key[r] is the
- * L3's id + 2 (1 for a CPU whose L3 sysfs does not name), 0 while free;
- * row_ready[r] is set once the row's slots are started; domain_of[cpu]
- * is the row + 1, 0 until that CPU is looked up.
- */
+static uint64_t gates[NTMEM_CLASSES][NTM_LEARN_BANDS];
 static struct learn_slot slots[NTM_LEARN_DOMAINS][NTMEM_CLASSES][NTM_LEARN_BANDS];
-static long row_key[NTM_LEARN_DOMAINS];
-static int row_ready[NTM_LEARN_DOMAINS];
+/* Read at load: the nodes, and where there are several, each CPU's
+ * domain (its node modulo NTM_LEARN_DOMAINS). */
+static unsigned nodes = 1;
 static unsigned char domain_of[MAX_CPUS];
 
-/* The id Linux gives the L3 that CPU cpu shares, or -1: the path and the
- * number by hand, as this runs inside a call (ntm_read_line's contract). */
-static long l3_id(unsigned cpu)
+/* Node `node`'s CPUs into domain_of. */
+static void read_node(unsigned node)
 {
-	char path[96] = "/sys/devices/system/cpu/cpu", digits[12], text[32];
-	size_t n = 0, at = strlen(path);
-	do
-		digits[n++] = (char)('0' + cpu % 10);
-	while ((cpu /= 10) != 0);
-	while (n)
-		path[at++] = digits[--n];
-	memcpy(path + at, "/cache/index3/id", sizeof "/cache/index3/id");
-	if (ntm_read_line(path, text, sizeof text) || text[0] < '0' || text[0] > '9')
-		return -1;
-	long id = 0;
-	for (const char *c = text; *c >= '0' && *c <= '9' && id < (1L << 40); c++)
-		id = id * 10 + (*c - '0');
-	return id;
+	char path[96], list[1024];
+	unsigned char on[MAX_CPUS];
+	snprintf(path, sizeof path, "/sys/devices/system/node/node%u/cpulist", node);
+	if (ntm_read_line(path, list, sizeof list) || ntm_parse_cpu_list(list, on, MAX_CPUS))
+		return;
+	for (unsigned cpu = 0; cpu < MAX_CPUS; cpu++)
+		if (on[cpu])
+			domain_of[cpu] = (unsigned char)(node % NTM_LEARN_DOMAINS);
 }
 
-static void start_row(unsigned r, unsigned after)
+void ntm_learn_setup(void)
 {
-	for (int cls = 0; cls < NTMEM_CLASSES; cls++)
-		for (unsigned k = 0; k < NTM_LEARN_BANDS; k++)
-			ntm_learn_init(&slots[r][cls][k], after);
-	__atomic_store_n(&row_ready[r], 1, __ATOMIC_RELEASE);
-}
-
-/* The row of the L3 whose key is key: the one claimed for it, else a
- * free one, claimed and started here; with more L3s than rows, the
- * extra ones share, round robin. */
-static unsigned claim_row(long key, unsigned after)
-{
-	for (unsigned r = 0; r < NTM_LEARN_DOMAINS; r++) {
-		long cur = __atomic_load_n(&row_key[r], __ATOMIC_ACQUIRE);
-		if (cur == 0 && __atomic_compare_exchange_n(&row_key[r], &cur, key, 0,
-							    __ATOMIC_ACQ_REL,
-							    __ATOMIC_ACQUIRE)) {
-			start_row(r, after);
-			return r;
-		}
-		if (cur == key)  /* claimed for it, here or by a racing thread */
-			return r;
+	char list[256];
+	unsigned char on[NTM_LEARN_DOMAINS * 8];
+	int saved = errno;
+	unsigned n = 0;
+	if (!ntm_read_line("/sys/devices/system/node/online", list, sizeof list))
+		n = ntm_count_cpu_list(list);
+	if (n > 1 && !ntm_parse_cpu_list(list, on, sizeof on)) {
+		for (unsigned node = 0; node < sizeof on; node++)
+			if (on[node])
+				read_node(node);
+		nodes = n;
 	}
-	return (unsigned)(key % NTM_LEARN_DOMAINS);
+	errno = saved;
 }
 
-struct learn_slot *ntm_learn_slot(int cls, unsigned k, unsigned after)
+uint64_t *ntm_learn_gate_of(int cls, unsigned k)
 {
-	int cpu = sched_getcpu();
-	int known = cpu >= 0 && cpu < MAX_CPUS;
-	unsigned d = known ? __atomic_load_n(&domain_of[cpu], __ATOMIC_RELAXED) : 0;
-	if (d == 0) {
-		int saved = errno;
-		d = claim_row(known ? l3_id((unsigned)cpu) + 2 : 1, after) + 1;
-		if (known)
-			__atomic_store_n(&domain_of[cpu], (unsigned char)d, __ATOMIC_RELAXED);
+	return &gates[cls][k];
+}
+
+struct learn_slot *ntm_learn_slot(int cls, unsigned k)
+{
+	unsigned d = 0;
+	if (nodes > 1) {
+		int saved = errno;  /* a call that succeeds leaves it */
+		int cpu = sched_getcpu();
 		errno = saved;
+		d = cpu >= 0 && cpu < MAX_CPUS ? domain_of[cpu] : 0;
 	}
-	/* A row another thread is starting: this call does not learn. */
-	if (!__atomic_load_n(&row_ready[d - 1], __ATOMIC_ACQUIRE))
-		return NULL;
-	return &slots[d - 1][cls][k];
-}
-
-/* The online CPUs, into on (MAX_CPUS); CPU 0 alone where sysfs says
- * nothing. */
-static void online_cpus(unsigned char *on)
-{
-	char list[1024];
-	if (ntm_read_line("/sys/devices/system/cpu/online", list, sizeof list) ||
-	    ntm_parse_cpu_list(list, on, MAX_CPUS)) {
-		memset(on, 0, MAX_CPUS);
-		on[0] = 1;
-	}
+	return &slots[d][cls][k];
 }
 
 unsigned ntm_learn_domains(void)
 {
-	int saved = errno;
-	unsigned char on[MAX_CPUS];
-	long seen[NTM_LEARN_DOMAINS];
-	unsigned nseen = 0;
-	online_cpus(on);
-	for (unsigned cpu = 0; cpu < MAX_CPUS && nseen < NTM_LEARN_DOMAINS; cpu++) {
-		long key = on[cpu] ? l3_id(cpu) + 2 : 0;
-		unsigned d = 0;
-		while (key && d < nseen && seen[d] != key)
-			d++;
-		if (key && d == nseen)
-			seen[nseen++] = key;
-	}
-	errno = saved;
-	return nseen ? nseen : 1;
+	return nodes < NTM_LEARN_DOMAINS ? nodes : NTM_LEARN_DOMAINS;
 }
 
-void ntm_learn_domains_init(unsigned after)
+/* ------------------------------------------------------------------ */
+/* A learned call (route.h)                                           */
+/* ------------------------------------------------------------------ */
+
+const struct variant *ntm_learned_take(struct ntm_route r, struct learn_ticket *t)
 {
-	int saved = errno;
-	unsigned char on[MAX_CPUS];
-	online_cpus(on);
-	for (unsigned cpu = 0; cpu < MAX_CPUS; cpu++)
-		if (on[cpu])
-			domain_of[cpu] = (unsigned char)(claim_row(l3_id(cpu) + 2, after) + 1);
-	for (unsigned r = 0; r < NTM_LEARN_DOMAINS; r++)
-		if (__atomic_load_n(&row_key[r], __ATOMIC_ACQUIRE))
-			start_row(r, after);
-	errno = saved;
+	t->slot = NULL;
+	if (!ntm_learn_gate(&gates[r.cls][r.k], r.after))
+		return r.band->side[r.prior];
+	struct learn_slot *s = ntm_learn_slot(r.cls, r.k);
+	return r.band->side[ntm_learn_begin(s, r.band, r.prior, t)];
+}
+
+void ntm_learned_done(struct ntm_route r, const struct learn_ticket *t, size_t n,
+		      uint64_t ns)
+{
+	ntm_learn_end(t, r.band, n, ns);
+}
+
+const struct variant *ntm_learned_in_use(struct ntm_route r)
+{
+	if (__atomic_load_n(&gates[r.cls][r.k], __ATOMIC_RELAXED) < r.after)
+		return r.band->side[r.prior];
+	return r.band->side[ntm_learn_in_use(ntm_learn_slot(r.cls, r.k), r.prior)];
+}
+
+/* A timed call ran from t0 to t1: its sample, and what its two clock
+ * reads cost, measured as a third read's distance from the second. */
+static void timed(struct ntm_route r, const struct learn_ticket *t, size_t n,
+		  uint64_t t0, uint64_t t1)
+{
+	uint64_t t2 = ntm_now_ns();
+	__atomic_fetch_add(&t->slot->timed, 1, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&t->slot->clock_ns, 2 * (t2 - t1), __ATOMIC_RELAXED);
+	ntm_learn_end(t, r.band, n, t1 - t0);
+}
+
+/* A call with NTMEM_F_NOFENCE does not take part: its time would leave
+ * out the fence a streaming side owes, and it runs the side in use. */
+void *ntm_learned_set(struct ntm_route r, void *dst, int c, size_t n,
+		      unsigned flags)
+{
+	struct learn_ticket t = {0};
+	const struct variant *v = flags ? ntm_learned_in_use(r) : ntm_learned_take(r, &t);
+	if (!t.slot && !ntm_streams(v))
+		return v->set(dst, c, n);
+	uint64_t t0 = t.slot ? ntm_now_ns() : 0;
+	v->set(dst, c, n);
+	ntm_fence_after(ntm_streams(v), flags);
+	if (t.slot)
+		timed(r, &t, n, t0, ntm_now_ns());
+	return dst;
+}
+
+void *ntm_learned_copy(struct ntm_route r, void *dst, const void *src,
+		       size_t n, unsigned flags)
+{
+	struct learn_ticket t = {0};
+	const struct variant *v = flags ? ntm_learned_in_use(r) : ntm_learned_take(r, &t);
+	if (!t.slot && !ntm_streams(v))
+		return v->copy(dst, src, n);
+	uint64_t t0 = t.slot ? ntm_now_ns() : 0;
+	v->copy(dst, src, n);
+	ntm_fence_after(ntm_streams(v), flags);
+	if (t.slot)
+		timed(r, &t, n, t0, ntm_now_ns());
+	return dst;
 }

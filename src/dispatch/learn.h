@@ -1,7 +1,7 @@
 /*
- * learn.h - learning on real calls: from 1 MiB up, the selector times the
+ * learn.h - learning on real calls: from 1 MiB up, the calls time the
  * ladder's choice (the prior) against its rivals of the other kinds now
- * and then, and keeps the fastest.
+ * and then, and keep the fastest.
  *
  * Why: which method wins near and above the last-level cache moves with
  * the host: on one Zen 3 model cached and streaming stores swapped places
@@ -14,38 +14,49 @@
  *   - the candidates ("sides") are the ladder's variants in the band and
  *     the best of each other kind (cached vector, rep string, streaming),
  *     at most NTM_LEARN_SIDES, fixed when the policy is built;
- *   - the first learn_after calls (1024 by default) run the ladder's
- *     choice: a short-lived program never explores;
- *   - then a trial: every side but the one in use runs its warm-up calls
- *     (untimed: one, or NTM_LEARN_WARM_CACHED for a cached side after a
- *     streaming one near the cache, whose lines the streaming stores
- *     evicted) and NTM_LEARN_SAMPLES timed calls; the side in use goes
- *     last, the same way, so the trial ends with the cache as it was;
+ *   - the first learn_after calls of a band (1024 by default) run the
+ *     ladder's choice, and cost one relaxed add each: nothing else of
+ *     the learning runs, so a short-lived program pays nothing;
+ *   - then, per L3 domain, a trial: the side in use (at the first trial
+ *     the prior) goes last, the other sides before it, the streaming ones
+ *     first; each runs its warm-up calls (untimed: one, or
+ *     NTM_LEARN_WARM_CACHED for a cached side after a streaming one near
+ *     the cache, whose lines the streaming stores evicted) and
+ *     NTM_LEARN_SAMPLES timed calls, so the trial ends with the cache as
+ *     it was;
  *   - each trial has an epoch, and each sample carries it: a sample that
- *     comes late (its call outlived the trial) is dropped, never counted
- *     in the next.  The call that records the trial's last sample
- *     decides: the side with the least nanoseconds per MiB (the least of
- *     its samples; every side has as many), a change only if it is
- *     NTM_LEARN_MARGIN_PCT faster than the side in use;
+ *     comes late (its call outlived the trial) is dropped, never stored
+ *     over a later trial's nor counted in it.  The call that records the
+ *     trial's last sample decides: the side with the least nanoseconds
+ *     per MiB (the least of its samples; every side has as many), a
+ *     change only if it is NTM_LEARN_MARGIN_PCT faster than the side in
+ *     use;
  *   - the next trial comes a period later: NTM_LEARN_PERIOD_MIN calls
  *     after a change, doubling while the decision holds, up to
  *     NTM_LEARN_PERIOD_MAX.  A trial whose samples never all arrive (a
  *     call that longjmp'd out of a signal handler) is given up
  *     NTM_LEARN_GRACE calls after its end, keeping the side in use.
  *
- * The cost is bounded: a trial runs the sides that lose at most
- * (NTM_LEARN_SIDES - 1) * (NTM_LEARN_WARM_CACHED + NTM_LEARN_SAMPLES)
- * calls, which is under 2% of the calls before the first trial and of
- * every period (ntm_learn_bound()).
+ * The cost is bounded: with the streaming sides first, a trial has at
+ * most one warm-up of NTM_LEARN_WARM_CACHED, so at most
+ * NTM_LEARN_MOST_LOSING of its calls run sides that lose, under 2% of
+ * the NTM_LEARN_PERIOD_MIN calls between two trials and of the default
+ * learn_after before the first (test_learn proves it for every order of
+ * sides).
  *
- * Whose state: an L3 domain's (NTM_LEARN_DOMAINS slots, chosen by the
- * CPU the call runs on).  What decides between cached and streaming
- * stores is how much of the L3 a call gets and what else streams through
- * it, which every thread on that L3 shares, and threads on another L3
- * do not.  Per thread, each thread would learn the same answer anew, and
+ * Whose state: a domain's, where a domain is a NUMA node (modulo
+ * NTM_LEARN_DOMAINS).  What decides between cached and streaming stores
+ * is how much of the L3 a call gets and what else streams through it,
+ * which the threads on that L3 share and threads on another socket do
+ * not.  Per thread, each thread would learn the same answer anew, and
  * short-lived threads never; per process, threads on two sockets would
- * overrule each other.  The slots are touched with atomics only: any
- * thread, and a signal handler, may take part.
+ * overrule each other.  Which CPUs each node has is read as the library
+ * loads; a call asks only which CPU it runs on (sched_getcpu, which
+ * glibc answers from rseq, or the vDSO), and only where there is more
+ * than one node.  All-zero state is a domain's state before its first
+ * trial: nothing is claimed or started, by a call or by a fork.  The
+ * state is touched with atomics only: any thread, and a signal handler,
+ * may take part.
  */
 #ifndef NTM_LEARN_H
 #define NTM_LEARN_H
@@ -70,6 +81,12 @@
 #define NTM_LEARN_MARGIN_PCT 2u
 #define NTM_LEARN_GRACE 256u
 #define NTM_LEARN_DOMAINS 8
+/* The most calls of one trial that run a side that loses: all its calls
+ * (every side's samples, a warm-up before each, one of them cached)
+ * but the winner's, when the winner needed the fewest. */
+#define NTM_LEARN_MOST_LOSING                                               \
+	(NTM_LEARN_SIDES * NTM_LEARN_SAMPLES + (NTM_LEARN_SIDES - 1) *      \
+	 NTM_LEARN_WARM + NTM_LEARN_WARM_CACHED - NTM_LEARN_WARM - NTM_LEARN_SAMPLES)
 
 /* One band's candidates, fixed when the policy is built. */
 struct learn_band {
@@ -94,18 +111,22 @@ static inline size_t ntm_learn_band_from(unsigned k)
 	return NTM_LEARN_MIN << k;
 }
 
-/* One band's state in one L3 domain.  trial packs the epoch (24 bits),
- * the side in use + 1 (0: none decided yet; 3 bits), log2 of the period
- * (5 bits) and the low 32 bits of the first call of the next or running
- * trial; tally the epoch and the samples recorded in it; each sample the
- * epoch (24 bits) and the nanoseconds per MiB. */
+/* One band's state in one domain; all zero before its first trial.
+ * trial packs the epoch (24 bits), the side in use + 1 (0: none yet; 3
+ * bits), the period's doublings over NTM_LEARN_PERIOD_MIN (5 bits) and
+ * the low 32 bits of the call at which the next or running trial starts;
+ * tally the epoch and the samples recorded in it; each sample the epoch
+ * + 1 (0: none) and the nanoseconds per MiB.  The rest are counts for
+ * the reports: trials decided, those that changed the side, the calls
+ * that ran a side other than the one the trial kept, the timed calls,
+ * and what their clock reads cost. */
 struct learn_slot {
 	uint64_t calls;
 	uint64_t trial;
 	uint64_t tally;
 	uint64_t sample[NTM_LEARN_SIDES][NTM_LEARN_SAMPLES];
-	uint64_t trials;               /* decided */
-	uint64_t switches;             /* of which changed the side in use */
+	uint64_t trials, switches;
+	uint64_t losing, timed, clock_ns;
 } __attribute__((aligned(64)));
 
 /* What one call does in a band: the side, and whether it is timed. */
@@ -115,12 +136,10 @@ struct learn_ticket {
 	unsigned char side, sample;
 };
 
-/* Start a slot: the first trial after `after` calls. */
-void ntm_learn_init(struct learn_slot *s, unsigned after);
-
 /* The side (index into b->side) a call runs; prior is the side the
- * ladder gives for its size, run until a trial has decided.  Fills *t,
- * whose slot is NULL unless the call is to be timed. */
+ * ladder gives for its size, which is the side in use until a trial has
+ * decided.  Fills *t, whose slot is NULL unless the call is to be timed.
+ * The slot's first call starts its first trial. */
 unsigned ntm_learn_begin(struct learn_slot *s, const struct learn_band *b,
 			 unsigned prior, struct learn_ticket *t);
 
@@ -134,33 +153,46 @@ void ntm_learn_end(const struct learn_ticket *t, const struct learn_band *b,
 unsigned ntm_learn_in_use(const struct learn_slot *s, unsigned prior);
 
 /* How far s is: calls so far, trials decided, switches, the side decided
- * (-1: none yet), and calls until the next trial starts (0: running). */
+ * (-1: none yet), calls until the next trial starts (0: running), and
+ * the learning's costs (calls that ran a side the trial did not keep,
+ * calls timed, nanoseconds of their clock reads). */
 struct learn_state {
 	unsigned long long calls, trials, switches, next_trial_in;
+	unsigned long long losing, timed, clock_ns;
 	int decided;
 	unsigned period;
 };
 void ntm_learn_state(const struct learn_slot *s, struct learn_state *st);
 
 /* Calls of one trial in b, and of those at most how many run sides that
- * lose. */
+ * lose (never more than NTM_LEARN_MOST_LOSING). */
 unsigned ntm_learn_trial_calls(const struct learn_band *b);
 unsigned ntm_learn_bound(const struct learn_band *b);
 
-/* The process's slot of class cls and band k for the calling thread's
- * L3 domain.  The domain's row of slots is claimed and started (trials
- * after `after` calls) the first time a thread on it asks, reading its
- * CPU's L3 from sysfs by raw system calls: no lock, no allocation, no
- * cancellation point.  NULL while another thread starts that row: the
- * call then does not learn. */
-struct learn_slot *ntm_learn_slot(int cls, unsigned k, unsigned after);
+/* A band's calls so far pass its gate: the first `after` calls of the
+ * band (*count, one relaxed add each) return 0 and the rest 1. */
+static inline int ntm_learn_gate(uint64_t *count, unsigned after)
+{
+	if (__atomic_load_n(count, __ATOMIC_RELAXED) >= after)
+		return 1;
+	return __atomic_fetch_add(count, 1, __ATOMIC_RELAXED) >= after;
+}
 
-/* For the tests: claim the row of every online CPU's L3 and (re)start
- * every claimed row, trials after `after` calls.  Not for a call path. */
-void ntm_learn_domains_init(unsigned after);
+/* The process's learning: its bands' gates and each domain's slots. */
 
-/* The L3 domains of the online CPUs, at most NTM_LEARN_DOMAINS (at least
- * 1), from sysfs: for reports. */
+/* Read which CPUs each NUMA node has, as the library loads (one sysfs
+ * file where there is one node).  Called once, before any call. */
+void ntm_learn_setup(void);
+
+/* The gate of class cls, band k. */
+uint64_t *ntm_learn_gate_of(int cls, unsigned k);
+
+/* The slot of class cls, band k, for the domain of the CPU the calling
+ * thread runs on.  No system call where glibc registered rseq or the
+ * kernel has a vDSO getcpu, and none at all on one node. */
+struct learn_slot *ntm_learn_slot(int cls, unsigned k);
+
+/* The domains that learn apart: the nodes, at most NTM_LEARN_DOMAINS. */
 unsigned ntm_learn_domains(void);
 
 #endif

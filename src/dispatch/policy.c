@@ -26,9 +26,7 @@ static void default_ladders(struct policy *p, const struct cpu *cpu)
 {
 	struct builtin scratch;
 	const struct builtin *b = ntm_builtin_for(cpu, p->family_only, &scratch,
-						  p->default_how[0],
-						  sizeof p->default_how[0]);
-	memcpy(p->default_how[1], p->default_how[0], sizeof p->default_how[1]);
+						  NULL, 0);
 	p->builtin_recorded = b->source != NULL;
 	for (int cls = 0; cls < NTMEM_CLASSES; cls++) {
 		struct ladder l;
@@ -257,25 +255,35 @@ static void plan_band(struct policy *p, enum ntmem_class cls, unsigned k,
 	b->near_cache = l3 == 0 || from < 4 * l3;
 }
 
+/* Bands wholly inside a ladder's last rung have the same sides: each is
+ * the one below it, but for how near the cache it is. */
 static void plan_learning(struct policy *p, const struct cpu *cpu)
 {
 	struct cache_plan plan;
-	ntm_cpu_plan(cpu, &plan);
+	ntm_cpu_plan(cpu, &plan, 0);
 	size_t l3 = plan.caches.l3 ? plan.caches.l3 : (size_t)64 << 20;
 	for (int cls = 0; cls < NTMEM_CLASSES; cls++) {
+		const struct ladder *l = &p->ladder[cls];
+		struct learn_band *band = p->band[cls];
+		size_t last_edge = l->count > 1 ? l->to[l->count - 2] : 0;
 		p->learn_from[cls] = SIZE_MAX;
+		if (!p->learn)
+			continue;
 		const struct variant *ranked[NKINDS];
 		for (size_t i = 0; i < NKINDS; i++)
 			ranked[i] = ntm_ranked(ntm_op_of(cls), kinds[i],
 					       cls == NTMEM_CLASS_SET_ZERO, p->usable);
-		for (unsigned k = 0; k < NTM_LEARN_BANDS; k++) {
-			memset(&p->band[cls][k], 0, sizeof p->band[cls][k]);
-			if (!p->learn)
-				continue;
+		unsigned k = 0;
+		do
 			plan_band(p, cls, k, l3, ranked);
-			if (p->band[cls][k].nsides > 1 && p->learn_from[cls] == SIZE_MAX)
-				p->learn_from[cls] = ntm_learn_band_from(k);
+		while (++k < NTM_LEARN_BANDS && ntm_learn_band_from(k - 1) < last_edge);
+		for (; k < NTM_LEARN_BANDS; k++) {
+			band[k] = band[k - 1];
+			band[k].near_cache = l3 == 0 || ntm_learn_band_from(k) < 4 * l3;
 		}
+		for (k = 0; k < NTM_LEARN_BANDS && p->learn_from[cls] == SIZE_MAX; k++)
+			if (band[k].nsides > 1)
+				p->learn_from[cls] = ntm_learn_band_from(k);
 	}
 }
 
@@ -298,10 +306,9 @@ void ntm_policy_plan_inline(struct policy *p)
 	}
 }
 
-void ntm_policy_build(struct policy *p, const struct cpu *cpu,
-		      const char *tunables, const char *profile_path)
+void ntm_policy_make(struct policy *p, const struct cpu *cpu,
+		     const char *tunables, const char *profile_path)
 {
-	memset(p, 0, sizeof *p);
 	p->usable = cpu->usable;
 	p->learn = 1;
 	p->learn_after = NTM_LEARN_AFTER;
@@ -322,4 +329,20 @@ void ntm_policy_build(struct policy *p, const struct cpu *cpu,
 	merge_repeats(p);
 	plan_learning(p, cpu);
 	ntm_policy_plan_inline(p);
+}
+
+void ntm_policy_explain(struct policy *p, const struct cpu *cpu)
+{
+	struct builtin scratch;
+	ntm_builtin_for(cpu, p->family_only, &scratch, p->default_how[0],
+			sizeof p->default_how[0]);
+	memcpy(p->default_how[1], p->default_how[0], sizeof p->default_how[1]);
+}
+
+void ntm_policy_build(struct policy *p, const struct cpu *cpu,
+		      const char *tunables, const char *profile_path)
+{
+	memset(p, 0, sizeof *p);
+	ntm_policy_make(p, cpu, tunables, profile_path);
+	ntm_policy_explain(p, cpu);
 }

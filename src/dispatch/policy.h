@@ -9,6 +9,7 @@
 #include "learn.h"
 #include "registry.h"
 #include "variants/variant.h"
+#include "width.h"
 
 #define NTM_MAX_NOTES 16
 #define NTM_NOTE_LEN 256
@@ -64,75 +65,76 @@ static inline enum ntmem_op ntm_op_of(enum ntmem_class cls)
 	return cls == NTMEM_CLASS_COPY ? NTMEM_OP_COPY : NTMEM_OP_SET;
 }
 
+/*
+ * The process's policy (process.c), built as the library is loaded, by
+ * its constructor: reading NTMEM_TUNABLES and the profile there, and the
+ * CPU at the least cost (cpu.h), so that no call ever builds, waits,
+ * allocates or makes a system call for it.  Three ways in:
+ *   ntm_policy_for_call()    the policy, or NULL before the constructor
+ *                            has built it (calls then take the baseline,
+ *                            select.h): never builds, never waits;
+ *   ntm_policy_begun()       whether the constructor has begun, for the
+ *                            baseline's choice;
+ *   ntm_policy_for_report()  for reports, the tool and calibration: the
+ *                            policy with the words that explain it, built
+ *                            here where no constructor has run yet (a
+ *                            report from another library's constructor).
+ */
 enum ntm_policy_state {
 	NTM_POLICY_NOT_BUILT,  /* before the library's constructor */
 	NTM_POLICY_BUILDING,
-	NTM_POLICY_READY,
-	NTM_POLICY_DEFERRED    /* to be built by the first call needing it */
+	NTM_POLICY_READY
 };
 
-/* The process's policy and how it stands (enum ntm_policy_state):
- * select.c's. */
+/* process.c's: the state (enum ntm_policy_state) and the policy. */
 extern int ntm_policy_state;
 extern struct policy ntm_the_policy;
 
-/* Build the deferred policy now, unless another call is building it,
- * the CPU's description or the variant table, or this one runs on an
- * alternate signal stack: then NULL (select.c). */
-const struct policy *ntm_policy_deferred(void);
-
-/* The policy of this process if it is built, else NULL: never builds it. */
-static inline const struct policy *ntm_policy_if_built(void)
+static inline const struct policy *ntm_policy_for_call(void)
 {
 	return __atomic_load_n(&ntm_policy_state, __ATOMIC_ACQUIRE) == NTM_POLICY_READY
 		       ? &ntm_the_policy : NULL;
 }
 
-/* The policy of this process, built here if the constructor deferred it;
- * else NULL (before the constructor, or while another call builds it):
- * the caller then uses ntm_select_baseline().  Never waits, takes no lock and
- * allocates nothing, so safe from signal handlers and from inside the
- * build itself. */
-static inline const struct policy *ntm_policy_ready(void)
+static inline int ntm_policy_begun(void)
 {
-	int s = __atomic_load_n(&ntm_policy_state, __ATOMIC_ACQUIRE);
-	if (__builtin_expect(s == NTM_POLICY_READY, 1))
-		return &ntm_the_policy;
-	return s == NTM_POLICY_DEFERRED ? ntm_policy_deferred() : NULL;
+	return __atomic_load_n(&ntm_policy_state, __ATOMIC_RELAXED) != NTM_POLICY_NOT_BUILT;
 }
 
-/* While the policy is deferred, the calls an entry point hands to C take
- * the C library's function without building it (ntm_select_baseline),
- * unless they have a flag, reach NTM_LEARN_MIN, or number more than this:
- * a process that makes a few such calls (Python's start makes two) is
- * spared the build, and one that keeps making them soon has the ladder.
- * Below NTM_LEARN_MIN every built-in ladder runs cached stores. */
-#define NTM_DEFERRED_CALLS 64
+const struct policy *ntm_policy_for_report(void);
 
-const struct policy *ntm_policy_deferred_call(size_t n, unsigned flags);
-
-/* The policy for an entry point's call of n bytes with flags: the
- * process's, or NULL for the baseline (as ntm_policy_ready(), and while
- * deferred, above). */
-static inline const struct policy *ntm_policy_for_call(size_t n, unsigned flags)
-{
-	int s = __atomic_load_n(&ntm_policy_state, __ATOMIC_ACQUIRE);
-	if (__builtin_expect(s == NTM_POLICY_READY, 1))
-		return &ntm_the_policy;
-	return s == NTM_POLICY_DEFERRED ? ntm_policy_deferred_call(n, flags) : NULL;
-}
-
-/* The policy of this process, built and waited for: for the tool, the
- * reports and calibration, never for a call that may run in a signal
- * handler. */
-const struct policy *ntm_policy_now(void);
-
-/* Build a policy from explicit inputs, for the process, the tool and the
- * tests: a pure function of *cpu (which may be a recorded one), the
- * tunables' text and the profile's file.  tunables and profile_path may
- * be NULL (absent). */
+/* Build a policy from explicit inputs, for the tool and the tests: a
+ * pure function of *cpu (which may be a recorded one), the tunables' text
+ * and the profile's file, with the words that explain it.  tunables and
+ * profile_path may be NULL (absent). */
 void ntm_policy_build(struct policy *p, const struct cpu *cpu,
 		      const char *tunables, const char *profile_path);
+
+/* The same without the words, into a policy that is all zero: what the
+ * constructor builds, at the least cost. */
+void ntm_policy_make(struct policy *p, const struct cpu *cpu,
+		     const char *tunables, const char *profile_path);
+
+/* The words of a policy ntm_policy_make() built from cpu: where its
+ * built-in ladders came from (default_how). */
+void ntm_policy_explain(struct policy *p, const struct cpu *cpu);
+
+/* The shim says, in a constructor that runs before the policy is built,
+ * that the process's entry points are its own: then NTMEM_TUNABLES
+ * shim_width= chooses their width, and the process's policy is built for
+ * it.  Elsewhere the width is CPUID's, fixed as the library is loaded. */
+void ntm_policy_serve_shim(void);
+
+/* The width of the process's entry points: the forced one, else the
+ * widest this process may use (CPUID, less what glibc turned off). */
+enum ntm_width ntm_policy_width(void);
+
+/* For "ntmem calibrate" only, which measures each candidate as the entry
+ * points will call it: every ladder of op becomes the single rung v (for
+ * memset of other values, v's twin if v writes zeros only), the entry
+ * points run v inline if it is their own loop, and nothing learns.  Not
+ * thread-safe: the caller is the process's only thread using ntmem. */
+void ntm_policy_pin(enum ntmem_op op, const struct variant *v);
 
 
 /* For the sources of settings (policy.c, tunables.c). */

@@ -39,9 +39,13 @@ void ntm_profile_init(struct profile *p, const struct cpu *cpu)
 	 * stays this CPU's under it, and its rungs that cannot run give way
 	 * as any unusable rung does. */
 	p->features = cpu->usable | cpu->libc_off;
-	p->l1d = cpu->cpuid_caches.l1d;
-	p->l2 = cpu->cpuid_caches.l2;
-	p->l3 = cpu->cpuid_caches.l3;
+	/* The caches the policy plans from (cpu.h): the C library's, which
+	 * are CPUID's as it read them, else CPUID's own. */
+	const struct cache_info *c =
+		cpu->libc_caches.l3 ? &cpu->libc_caches : &cpu->cpuid_caches;
+	p->l1d = c->l1d;
+	p->l2 = c->l2;
+	p->l3 = c->l3;
 }
 
 static int same_cpu(const struct profile *a, const struct profile *b)

@@ -5,7 +5,6 @@
 #include "registry.h"
 
 #include <errno.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -26,13 +25,20 @@ static const struct variant_family *const families[] = {
 #define NFAMILIES (sizeof families / sizeof families[0])
 
 #define MAX_VARIANTS 64
+#define NROLES (NTMEM_ROLE_STREAMING + 1)
+#define NSHAPES (NTM_SHAPE_AHEAD + 1)
 
 static const struct variant *table[MAX_VARIANTS];
-static const char *why_not[MAX_VARIANTS];  /* NULL: this CPU runs it */
 static char requires_text[MAX_VARIANTS][64];  /* "AVX-512F AVX-512BW" */
 static int table_len;
-static int table_once;  /* util/once.h */
-static pthread_once_t texts_once = PTHREAD_ONCE_INIT;
+static int table_once, texts_once;  /* util/once.h */
+
+/* Per op, role and shape, the ids of its variants, the highest rank
+ * first: ntm_ranked takes the first this CPU runs, where a scan of the
+ * whole table for each of the fifty-odd questions a policy's build asks
+ * cost a preloaded program's start-up some 20,000 instructions. */
+static unsigned char by_rank[2][NROLES][NSHAPES][MAX_VARIANTS];
+static unsigned char by_rank_len[2][NROLES][NSHAPES];
 
 static void describe_requires(unsigned bits, char *out)
 {
@@ -45,36 +51,53 @@ static void describe_requires(unsigned bits, char *out)
 						 ntm_cpu_feature_name(bit));
 }
 
+/* Insert variant id into its list, after those of a higher or equal rank. */
+static void rank_in(int id)
+{
+	const struct variant *v = table[id];
+	unsigned char *list = by_rank[v->op][v->role][v->shape];
+	unsigned char *len = &by_rank_len[v->op][v->role][v->shape];
+	unsigned at = *len;
+	while (at > 0 && table[list[at - 1]]->rank < v->rank) {
+		list[at] = list[at - 1];
+		at--;
+	}
+	list[at] = (unsigned char)id;
+	(*len)++;
+}
+
+/* Sets before copies, cached before streaming within each: the variants
+ * of each (op, streaming) bucket in the families' order.  Two passes over
+ * the families: count each bucket, then place. */
 static void build_table(void)
 {
-	table_len = 0;  /* again in a fork child (ntm_variants_after_fork) */
-	for (int op = NTMEM_OP_SET; op <= NTMEM_OP_COPY; op++)
-		for (int streaming = 0; streaming <= 1; streaming++)
-			for (size_t f = 0; f < NFAMILIES; f++)
-				for (size_t i = 0; i < families[f]->count; i++) {
-					const struct variant *v = &families[f]->variants[i];
-					if ((int)v->op == op && ntm_streams(v) == streaming &&
-					    table_len < MAX_VARIANTS) {
-						why_not[table_len] = ntm_variant_unsupported(v);
-						table[table_len++] = v;
-					}
-				}
+	int at[2][2] = {{0}};
+	for (int pass = 0; pass < 2; pass++) {
+		int next = 0;
+		for (int op = 0; pass && op < 2; op++)
+			for (int st = 0; st < 2; st++) {
+				int count = at[op][st];
+				at[op][st] = next;
+				next += count;
+			}
+		for (size_t f = 0; f < NFAMILIES; f++)
+			for (size_t i = 0; i < families[f]->count; i++) {
+				const struct variant *v = &families[f]->variants[i];
+				int *slot = &at[v->op][ntm_streams(v)];
+				if (pass && *slot < MAX_VARIANTS)
+					table[*slot] = v;
+				(*slot)++;
+			}
+	}
+	table_len = at[1][1] < MAX_VARIANTS ? at[1][1] : MAX_VARIANTS;
+	for (int id = 0; id < table_len; id++)
+		rank_in(id);
 }
 
 int ntm_variant_count(void)
 {
-	ntm_once(&table_once, build_table, 1);
+	ntm_once(&table_once, build_table);
 	return table_len;
-}
-
-int ntm_variants_try(void)
-{
-	return ntm_once(&table_once, build_table, 0);
-}
-
-void ntm_variants_after_fork(void)
-{
-	ntm_once_after_fork(&table_once);
 }
 
 const struct variant *ntm_variant(int id)
@@ -87,7 +110,7 @@ const struct variant *ntm_variant(int id)
 const struct variant *ntm_variant_checked(int id, const char **why)
 {
 	const struct variant *v = ntm_variant(id);
-	*why = v ? why_not[id] : NULL;
+	*why = v ? ntm_variant_unsupported(v) : NULL;
 	return v;
 }
 
@@ -112,34 +135,32 @@ const char *ntm_variant_unsupported(const struct variant *v)
 	return ntm_cpu_missing(ntm_cpu_features(), v->requires);
 }
 
+/* The first of op's variants of role and shape, by rank, that usable
+ * runs (zero-only ones only if zero_ok). */
+static const struct variant *first_ranked(enum ntmem_op op, enum ntmem_role role,
+					  enum ntm_copy_shape shape, int zero_ok,
+					  unsigned usable)
+{
+	ntm_variant_count();
+	const unsigned char *list = by_rank[op][role][shape];
+	for (unsigned i = 0; i < by_rank_len[op][role][shape]; i++) {
+		const struct variant *v = table[list[i]];
+		if ((!v->zero_only || zero_ok) && !(v->requires & ~usable))
+			return v;
+	}
+	return NULL;
+}
+
 const struct variant *ntm_ranked(enum ntmem_op op, enum ntmem_role role,
 				 int zero_ok, unsigned usable)
 {
-	const struct variant *best = NULL;
-	for (int id = 0, n = ntm_variant_count(); id < n; id++) {
-		const struct variant *v = table[id];
-		if (v->op != op || v->role != role || (v->zero_only && !zero_ok) ||
-		    v->shape != NTM_SHAPE_LINES || (v->requires & ~usable))
-			continue;
-		if (!best || v->rank > best->rank)
-			best = v;
-	}
-	return best;
+	return first_ranked(op, role, NTM_SHAPE_LINES, zero_ok, usable);
 }
 
 const struct variant *ntm_ranked_copy(enum ntm_copy_shape shape,
 				      unsigned usable)
 {
-	const struct variant *best = NULL;
-	for (int id = 0, n = ntm_variant_count(); id < n; id++) {
-		const struct variant *v = table[id];
-		if (v->op != NTMEM_OP_COPY || !ntm_streams(v) || v->shape != shape ||
-		    (v->requires & ~usable))
-			continue;
-		if (!best || v->rank > best->rank)
-			best = v;
-	}
-	return best;
+	return first_ranked(NTMEM_OP_COPY, NTMEM_ROLE_STREAMING, shape, 1, usable);
 }
 
 /* The cached variant to fall back on: libc, else the best cached one. */
@@ -160,12 +181,13 @@ const struct variant *ntm_width_loop(enum ntmem_op op, enum ntm_width w,
 				     unsigned usable)
 {
 	unsigned needs = ntm_width_loop_requires(w);
-	for (int id = 0, n = needs ? ntm_variant_count() : 0; id < n; id++) {
-		const struct variant *v = table[id];
-		if (v->op == op && v->role == NTMEM_ROLE_VECTOR && v->requires == needs &&
-		    !(needs & ~usable))
-			return v;
-	}
+	if (!needs || (needs & ~usable))
+		return NULL;
+	ntm_variant_count();
+	const unsigned char *list = by_rank[op][NTMEM_ROLE_VECTOR][NTM_SHAPE_LINES];
+	for (unsigned i = 0; i < by_rank_len[op][NTMEM_ROLE_VECTOR][NTM_SHAPE_LINES]; i++)
+		if (table[list[i]]->requires == needs)
+			return table[list[i]];
 	return NULL;
 }
 
@@ -220,6 +242,6 @@ const char *ntm_variant_requires(int id)
 {
 	if (!ntm_variant(id))
 		return NULL;
-	pthread_once(&texts_once, describe_all_requires);
+	ntm_once(&texts_once, describe_all_requires);
 	return requires_text[id];
 }

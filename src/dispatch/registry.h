@@ -5,20 +5,14 @@
 #include "variants/variant.h"
 #include "width.h"
 
+/* The variants this build has; the table is made on the first call, as
+ * the library loads (the policy's build asks). */
 int ntm_variant_count(void);
-
-/* Build the variant table unless another call is building it: 1 when it
- * is built, 0 when that call is (util/once.h). */
-int ntm_variants_try(void);
-
-/* In a fork child: a table another thread was building is built again. */
-void ntm_variants_after_fork(void);
 
 /* The variant with this id, or NULL when the id is out of range. */
 const struct variant *ntm_variant(int id);
 
-/* The same, and in *why_not why this CPU cannot run it (NULL: it can),
- * worked out once: the direct-call path asks on every call. */
+/* The same, and in *why_not why this CPU cannot run it (NULL: it can). */
 const struct variant *ntm_variant_checked(int id, const char **why_not);
 
 /* The features variant id requires, in words ("AVX-512F AVX-512BW"), or

@@ -1,91 +1,64 @@
 /*
  * select.h - the selector: the one place that decides which route every
- * call takes, and that every report asks.
+ * call takes (route.h), and that every report asks.
  *
- * A call of class cls, n bytes and flags takes one of these routes:
- *
- *   SMALL     n up to the entry width's small path (8 vectors; 32 bytes
- *             of words on the portable width), unless it asks to stream;
- *   INLINE    n up to ntm_limits.inline_max[op], no flags, buffers apart:
- *             the entry width's own cached loop, run inline;
- *   OVERLAP   a copy whose buffers overlap, beyond the small path: the C
- *             library's memmove;
- *   BASELINE  before the policy is built: the baseline variants, or the
- *             C library's function once the constructor has run;
- *   RUNG      the ladder's variant for n and flags;
- *   LEARNED   from NTM_LEARN_MIN up, without flags, where the band has
- *             rivals: the side the learning runs (learn.h), timed when
- *             it is one of a trial's samples.
+ * ntm_select() walks the ladder once and returns the route: the small
+ * path, the inline loop, memmove for overlapping copies, the baseline
+ * before the policy is built, the rung, or a band that learns.  It reads
+ * the process's policy and nothing else: no state, no system call.
  *
  * The entry points' assembly takes SMALL and INLINE itself, from
  * ntm_limits and its own size classes (test_select checks that both
- * agree), and hands every other call to C, which asks ntm_select().  So
- * do the safe calls, the parallel ones (once per extent), the shim's
- * counting wrappers (which record the route that ran) and every
- * reporter: ntmem_policy_choice(), "ntmem info", "ntmem run --report".
+ * agree), and hands every other call to C (entry/large.c), which asks
+ * ntm_select() and tail-calls the variant of a cached rung, or hands the
+ * route on to what runs it: ntm_route_set/copy below, or for LEARNED
+ * ntm_learned_set/copy (route.h).  The safe calls, the parallel ones
+ * (once per extent), the shim's counting wrappers and every reporter
+ * (ntmem_policy_choice(), "ntmem info", "ntmem run --report") ask the
+ * same function.
  */
 #ifndef NTM_SELECT_H
 #define NTM_SELECT_H
 
 #include <stddef.h>
 
-#include "learn.h"
 #include "policy.h"
-
-enum ntm_route_kind {
-	NTM_ROUTE_SMALL,
-	NTM_ROUTE_INLINE,
-	NTM_ROUTE_OVERLAP,
-	NTM_ROUTE_BASELINE,
-	NTM_ROUTE_RUNG,
-	NTM_ROUTE_LEARNED
-};
-
-/* Who asks: an entry point takes part in the learning (its calls count
- * and may be timed); the others get the side in use without taking part:
- * the safe calls (their guarded forms are other code), parallel extents
- * (split over threads, not one call's time) and reports. */
-enum ntm_caller {
-	NTM_CALLER_ENTRY,
-	NTM_CALLER_SAFE,
-	NTM_CALLER_PARALLEL,
-	NTM_CALLER_QUERY
-};
-
-struct ntm_route {
-	enum ntm_route_kind kind;
-	const struct variant *v;        /* the variant run (INLINE: the
-					   width's loop; SMALL, OVERLAP:
-					   NULL) */
-	struct learn_ticket ticket;     /* LEARNED: slot NULL unless timed */
-	const struct learn_band *band;  /* LEARNED: the band */
-};
+#include "registry.h"
+#include "learn.h"
+#include "route.h"
 
 /*
  * What the assembly reads: the selector's decisions that are one size
- * compare each.  All 0 until the library's constructor has run, so that
- * every call past the small path comes to C and the selector; while the
- * policy is deferred, inline_max is as far as every built-in ladder runs
- * the loop (select.c).
+ * compare each.  All 0 until the library's constructor has built the
+ * policy, so that every call past the small path comes to C.
  *   inline_max[op]     the entries run their loop up to this many bytes
  *                      (where every ladder of op starts with it, and
  *                      below NTM_LEARN_MIN where the learning starts);
- *   shim_*             the dispatching shim's direct paths
- *                      (preload_x86_64.S): the classes of the AVX-512
- *                      width below shim_evex_end, of the AVX2 width below
- *                      shim_avx2_end (each all ones where the shim runs
- *                      that width, else 0), and where neither serves, the
- *                      SSE2 width's below shim_sse2_below (129, or 0;
- *                      the other names' too, in preload.c).
+ *   shim_*             the shim's direct paths (preload_x86_64.S): the
+ *                      classes of the AVX-512 width below shim_evex_end,
+ *                      of the AVX2 width below shim_avx2_end and of the
+ *                      SSE2 width below shim_sse2_end, each all ones
+ *                      where the shim runs that width and the process
+ *                      may use it, else 0 (a width's own shim has only
+ *                      its own); and the C-named functions' direct way
+ *                      to the SSE2 entry points below shim_sse2_below
+ *                      (129, or 0; preload.c).
  */
 struct ntm_limits {
 	size_t inline_max[2];
-	size_t shim_evex_end, shim_avx2_end, shim_sse2_below;
+	size_t shim_evex_end, shim_avx2_end, shim_sse2_end, shim_sse2_below;
 };
 extern struct ntm_limits ntm_limits NTM_HIDDEN;
 
-/* The small path's reach on this process's entry width. */
+/* The small path's reach on this process's entry width, for when there
+ * is no policy yet (the policy's own is its small_max). */
 size_t ntm_select_small_max(void);
+
+/* The variant a route names: for LEARNED, the ladder's choice. */
+static inline const struct variant *ntm_route_variant(struct ntm_route r)
+{
+	return r.kind == NTM_ROUTE_LEARNED ? r.band->side[r.prior] : r.v;
+}
 
 /* The small path's rule: n up to small_max, unless the call asks to
  * stream (which a call of 0 bytes never needs). */
@@ -95,141 +68,118 @@ static inline int ntm_select_is_small(size_t n, size_t small_max,
 	return n <= small_max && (!(flags & NTMEM_F_NONTEMPORAL) || n == 0);
 }
 
-/* The learning's part of the selector (select.c): r holds the ladder's
- * choice, which it may replace with a side of the band. */
-void ntm_select_learned(struct ntm_route *r, const struct policy *p,
-			enum ntmem_class cls, size_t n, unsigned flags,
-			enum ntm_caller caller);
-
-/* Before the policy is built: until the library's constructor has run,
+/* Before the policy is built: until the library's constructor has begun,
  * the architecture's baseline (registry.h), which needs nothing detected;
- * from then on, while the policy waits to be built (policy.h,
- * NTM_DEFERRED_CALLS), the C library's function for a cached call, as
- * fast as the C library on every CPU.  Between the constructor's first
- * step and its ntm_libc_resolve() that is ntmem's portable loops (libc.h):
+ * from then on the C library's function for a cached call, as fast as
+ * the C library on every CPU.  Between the constructor's first step and
+ * its ntm_libc_resolve() that is ntmem's portable loops (libc.h):
  * correct, not fast. */
 static inline const struct variant *ntm_select_baseline(enum ntmem_op op,
 							int streaming)
 {
-	if (!streaming &&
-	    __atomic_load_n(&ntm_policy_state, __ATOMIC_RELAXED) != NTM_POLICY_NOT_BUILT)
+	if (!streaming && ntm_policy_begun())
 		return ntm_libc_variant(op);
 	return ntm_baseline(op, streaming);
 }
 
-/* The route of a call beyond the small path and the inline loop: RUNG,
- * LEARNED, or BASELINE before the policy is built. */
-static inline void ntm_select_beyond(struct ntm_route *r, const struct policy *p,
-				     enum ntmem_class cls, size_t n,
-				     unsigned flags, enum ntm_caller caller)
+/* The index of v among b's sides (b->nsides when it is none). */
+static inline unsigned ntm_select_side_of(const struct learn_band *b,
+					  const struct variant *v)
 {
-	r->ticket.slot = NULL;
-	if (__builtin_expect(!p, 0)) {
-		r->kind = NTM_ROUTE_BASELINE;
-		r->v = ntm_select_baseline(ntm_op_of(cls),
-					   !!(flags & NTMEM_F_NONTEMPORAL));
-		return;
-	}
-	r->kind = NTM_ROUTE_RUNG;
-	r->v = ntm_ladder_variant(&p->ladder[cls], n, flags);
-	if (n >= p->learn_from[cls] &&
-	    !(flags & (NTMEM_F_TEMPORAL | NTMEM_F_NONTEMPORAL)))
-		ntm_select_learned(r, p, cls, n, flags, caller);
+	unsigned i = 0;
+	while (i < b->nsides && b->side[i] != v)
+		i++;
+	return i;
+}
+
+/* The route of a call beyond the small path, the inline loop and an
+ * overlap: the rung for n and flags, or the band that learns there.  The
+ * ladder is walked once. */
+static inline struct ntm_route ntm_select_rung(const struct policy *p,
+					       enum ntmem_class cls, size_t n,
+					       unsigned flags)
+{
+	struct ntm_route r = {.kind = NTM_ROUTE_RUNG};
+	r.v = ntm_ladder_variant(&p->ladder[cls], n, flags);
+	r.streams = ntm_streams(r.v);
+	if (n < p->learn_from[cls] || (flags & (NTMEM_F_TEMPORAL | NTMEM_F_NONTEMPORAL)))
+		return r;
+	unsigned k = ntm_learn_band_of(n);
+	const struct learn_band *b = &p->band[cls][k];
+	unsigned prior = ntm_select_side_of(b, r.v);
+	if (b->nsides < 2 || prior >= b->nsides)
+		return r;
+	return (struct ntm_route){.band = b, .kind = NTM_ROUTE_LEARNED, .cls = cls,
+				  .k = k, .prior = prior, .after = p->learn_after};
 }
 
 /* The route of a call: class cls, n bytes, flags valid and without
  * NTMEM_F_PARALLEL, overlap whether a copy's buffers overlap.  p is the
- * policy (ntm_policy_ready(); NULL: not built yet).  Every route but
- * OVERLAP names a variant C can run for the call (SMALL: the ladder's
- * first). */
-static inline void ntm_select(struct ntm_route *r, const struct policy *p,
-			      enum ntmem_class cls, size_t n, unsigned flags,
-			      int overlap, enum ntm_caller caller)
+ * process's policy (ntm_policy_for_call(); NULL: not built yet) or one
+ * built for a look.  Pure: reads p and nothing else that changes. */
+static inline struct ntm_route ntm_select(const struct policy *p,
+					  enum ntmem_class cls, size_t n,
+					  unsigned flags, int overlap)
 {
 	enum ntmem_op op = ntm_op_of(cls);
 	size_t small_max = p ? p->small_max : ntm_select_small_max();
 	int small = ntm_select_is_small(n, small_max, flags);
+	struct ntm_route r = {.kind = NTM_ROUTE_BASELINE};
 	if (!small && op == NTMEM_OP_COPY && overlap) {
-		r->kind = NTM_ROUTE_OVERLAP;
-		r->v = NULL;
-		r->ticket.slot = NULL;
-		return;
+		r.kind = NTM_ROUTE_OVERLAP;
+		return r;
 	}
-	if (small || !p || flags || n > p->inline_max[op]) {
-		ntm_select_beyond(r, p, cls, n, flags, small ? NTM_CALLER_QUERY : caller);
-		if (small)
-			r->kind = NTM_ROUTE_SMALL;
-		return;
+	if (__builtin_expect(!p, 0)) {
+		r.v = ntm_select_baseline(op, !!(flags & NTMEM_F_NONTEMPORAL));
+		r.streams = ntm_streams(r.v);
+		r.kind = small ? NTM_ROUTE_SMALL : NTM_ROUTE_BASELINE;
+		return r;
 	}
-	r->kind = NTM_ROUTE_INLINE;
-	r->v = p->loop[op];
-	r->ticket.slot = NULL;
-}
-
-/* The common case of an entry point's call beyond the small path and
- * the inline loop, kept to a few loads so that it reaches its variant as
- * a tail call: the rung's variant when the route is a RUNG that streams
- * not (so needs no fence) and learns not (so needs no clock); else NULL,
- * and the caller takes the whole route from ntm_select().  Copies check
- * overlap first. */
-static inline const struct variant *ntm_select_cached_rung(const struct policy *p,
-							    enum ntmem_class cls,
-							    size_t n, unsigned flags)
-{
-	if (__builtin_expect(!p, 0) ||
-	    (n >= p->learn_from[cls] &&
-	     !(flags & (NTMEM_F_TEMPORAL | NTMEM_F_NONTEMPORAL))))
-		return NULL;
-	const struct variant *v = ntm_ladder_variant(&p->ladder[cls], n, flags);
-	return ntm_streams(v) ? NULL : v;
+	if (small) {
+		r.v = ntm_ladder_variant(&p->ladder[cls], n, flags);
+		r.kind = NTM_ROUTE_SMALL;
+		return r;
+	}
+	if (!flags && n <= p->inline_max[op]) {
+		r.v = p->loop[op];
+		r.kind = NTM_ROUTE_INLINE;
+		return r;
+	}
+	return ntm_select_rung(p, cls, n, flags);
 }
 
 /* The variant a call beyond the small path runs, for callers that run
- * variants themselves (safe, parallel): never timed. */
+ * variants themselves and do not take part in the learning (the safe
+ * and parallel calls): a LEARNED route's side in use.  rest_of_hinted:
+ * the bytes are the rest of a call that named a hot region, which says
+ * they will not be read soon: they stream, unless the call asks for
+ * cached stores. */
 static inline const struct variant *ntm_select_variant(const struct policy *p,
 						       enum ntmem_class cls,
 						       size_t n, unsigned flags,
-						       enum ntm_caller caller)
+						       int rest_of_hinted)
 {
-	struct ntm_route r;
-	ntm_select_beyond(&r, p, cls, n, flags, caller);
-	return r.v;
+	if (rest_of_hinted && !(flags & NTMEM_F_TEMPORAL))
+		flags |= NTMEM_F_NONTEMPORAL;
+	if (!p)
+		return ntm_select_baseline(ntm_op_of(cls), !!(flags & NTMEM_F_NONTEMPORAL));
+	struct ntm_route r = ntm_select_rung(p, cls, n, flags);
+	return r.kind == NTM_ROUTE_LEARNED ? ntm_learned_in_use(r) : r.v;
 }
 
-/* Run a RUNG, LEARNED or BASELINE route: the variant, the fence unless
- * NTMEM_F_NOFENCE, the learning's clock if timed.  Returns dst. */
-void *ntm_route_set(const struct ntm_route *r, void *dst, int c, size_t n,
-		    unsigned flags);
-void *ntm_route_copy(const struct ntm_route *r, void *dst, const void *src,
-		     size_t n, unsigned flags);
-
-/* For "ntmem calibrate" only, which measures each candidate as the entry
- * points will call it: every ladder of op becomes the single rung v (for
- * memset of other values, v's twin if v writes zeros only), the entry
- * points run v inline if it is their own loop, and nothing learns.  Not
- * thread-safe: the caller is the process's only thread using ntmem. */
-void ntm_select_pin(enum ntmem_op op, const struct variant *v);
-
-/* The shim says, in a constructor that runs before the policy is built,
- * that the process's entry points are its own: then NTMEM_TUNABLES
- * shim_width= chooses their width, and the process's policy is built for
- * it.  Elsewhere the width is CPUID's, fixed as the library is loaded. */
-void ntm_select_serve_shim(void);
-
-/* The width of the process's entry points: the forced one, else CPUID's. */
-enum ntm_width ntm_select_width(void);
+/* Run any route but LEARNED (route.h) for an entry point: OVERLAP the C
+ * library's memmove, the others their variant, then the fence unless
+ * NTMEM_F_NOFENCE.  Returns dst. */
+void *ntm_route_set(struct ntm_route r, void *dst, int c, size_t n, unsigned flags);
+void *ntm_route_copy(struct ntm_route r, void *dst, const void *src, size_t n,
+		     unsigned flags);
 
 /* Set ntm_limits.inline_max from p (the process's policy, once built). */
 void ntm_select_set_inline(const struct policy *p);
 
-/* Set the shim's limits for an entry width (enum ntm_width), or all 0
- * while the shim counts its calls (every call then takes its route). */
+/* Set the shim's limits for an entry width (enum ntm_width) the process
+ * may use, or all 0 while the shim counts its calls (every call then
+ * takes its route). */
 void ntm_select_set_shim(int width, int counting);
-
-/* The band a call of class cls and n bytes learns in, and the index
- * among its sides of the ladder's choice for n; NULL where none learns. */
-const struct learn_band *ntm_select_band(const struct policy *p,
-					 enum ntmem_class cls, size_t n,
-					 unsigned *prior);
 
 #endif

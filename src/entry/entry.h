@@ -39,6 +39,10 @@ struct entry_width {
 NTM_HIDDEN void *ntm_set_large(void *dst, int c, size_t n, unsigned flags);
 NTM_HIDDEN void *ntm_copy_large(void *dst, const void *src, size_t n,
 				unsigned flags);
+/* The same with no flags, as a memset or memcpy: for the shim's names,
+ * whose classes ran already. */
+NTM_HIDDEN void *ntm_set_unflagged(void *dst, int c, size_t n);
+NTM_HIDDEN void *ntm_copy_unflagged(void *dst, const void *src, size_t n);
 
 /* The widths this build has: x86-64's in entry_x86_64.S (tables in
  * entry_x86.c), AArch64's in entry_neon.c, the portable one in

@@ -34,7 +34,7 @@ int ntmem_ladder_info(enum ntmem_class cls, struct ntmem_ladder_info *info)
 		return -1;
 	}
 	const struct entry_width *w = ntm_entry_width();
-	const struct policy *p = ntm_policy_ready();
+	const struct policy *p = ntm_policy_for_report();
 	struct ladder baseline;
 	const struct ladder *l;
 	if (p) {
@@ -62,8 +62,8 @@ int ntmem_ladder_info(enum ntmem_class cls, struct ntmem_ladder_info *info)
 	return 0;
 }
 
-/* Band k of class cls in *out, with the calling thread's L3 domain's
- * state (none while another thread starts that domain's row). */
+/* Band k of class cls in *out, with the calling thread's domain's state
+ * (none before the band's first learn_after calls). */
 static void band_info(const struct policy *p, enum ntmem_class cls, unsigned k,
 		      struct ntmem_adapt_band *out)
 {
@@ -71,19 +71,22 @@ static void band_info(const struct policy *p, enum ntmem_class cls, unsigned k,
 	*out = (struct ntmem_adapt_band){
 		.from = ntm_learn_band_from(k),
 		.to = k + 1 < NTM_LEARN_BANDS ? ntm_learn_band_from(k + 1) : SIZE_MAX,
-		.nsides = b->nsides > 1 ? b->nsides : 0, .decided = -1};
+		.nsides = b->nsides > 1 ? b->nsides : 0, .decided = -1,
+		.period = NTM_LEARN_PERIOD_MIN};
 	for (int i = 0; i < out->nsides; i++)
 		out->side[i] = ntm_variant_id(b->side[i]);
-	const struct learn_slot *s = out->nsides ? ntm_learn_slot(cls, k, p->learn_after) : NULL;
-	if (!s)
+	if (!out->nsides)
 		return;
+	unsigned long long gate = *ntm_learn_gate_of(cls, k);
 	struct learn_state st;
-	ntm_learn_state(s, &st);
+	ntm_learn_state(ntm_learn_slot(cls, k), &st);
 	out->decided = st.decided >= 0 ? out->side[st.decided] : -1;
-	out->calls = st.calls;
+	/* Before the gate opens, the calls are the gate's count and the
+	 * first trial is the rest of learn_after away. */
+	out->calls = gate < p->learn_after ? gate : p->learn_after + st.calls;
 	out->trials = st.trials;
 	out->switches = st.switches;
-	out->next_trial_in = st.next_trial_in;
+	out->next_trial_in = gate < p->learn_after ? p->learn_after - gate : st.next_trial_in;
 	out->period = st.period;
 }
 
@@ -93,7 +96,7 @@ int ntmem_adapt_info(enum ntmem_class cls, struct ntmem_adapt_info *info)
 		errno = EINVAL;
 		return -1;
 	}
-	const struct policy *p = ntm_policy_ready();
+	const struct policy *p = ntm_policy_for_report();
 	*info = (struct ntmem_adapt_info){
 		.on = p ? p->learn : 0,
 		.origin = p ? p->learn_origin : NTMEM_ORIGIN_DEFAULT,
@@ -125,12 +128,11 @@ int ntmem_policy_choice(enum ntmem_op op, int c, size_t n, unsigned flags)
 		errno = EINVAL;
 		return -1;
 	}
-	struct ntm_route r;
-	ntm_select(&r, ntm_policy_ready(), ntm_class_of(op, c), n, flags, 0,
-		   NTM_CALLER_QUERY);
+	struct ntm_route r = ntm_select(ntm_policy_for_report(), ntm_class_of(op, c), n,
+					flags, 0);
 	if (r.kind == NTM_ROUTE_SMALL)
 		return NTMEM_SMALL_PATH;
-	return ntm_variant_id(r.v);
+	return ntm_variant_id(r.kind == NTM_ROUTE_LEARNED ? ntm_learned_in_use(r) : r.v);
 }
 
 int ntmem_policy_status(struct ntmem_policy_status *status)
@@ -139,7 +141,7 @@ int ntmem_policy_status(struct ntmem_policy_status *status)
 		errno = EINVAL;
 		return -1;
 	}
-	const struct policy *p = ntm_policy_ready();
+	const struct policy *p = ntm_policy_for_report();
 	*status = (struct ntmem_policy_status){.ready = p != NULL};
 	if (p) {
 		status->profile_path = p->profile_path[0] ? p->profile_path : NULL;
@@ -154,7 +156,7 @@ int ntmem_policy_status(struct ntmem_policy_status *status)
 
 const char *ntmem_policy_ignored(int i)
 {
-	const struct policy *p = ntm_policy_ready();
+	const struct policy *p = ntm_policy_for_report();
 	return p && i >= 0 && i < p->note_count ? p->notes[i] : NULL;
 }
 

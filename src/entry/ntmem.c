@@ -159,7 +159,10 @@ static void *write_request(const struct ntm_request *r)
 	unsigned flags = r->o.flags & ~NTMEM_F_PARALLEL;
 	if (r->n == 0)
 		return r->dst;
-	if (r->op == NTMEM_OP_COPY && ntm_overlap(r->dst, r->src, r->n))
+	struct ntm_route route =
+		ntm_select(ntm_policy_for_call(), ntm_class_of(r->op, r->c), r->n, flags,
+			   r->op == NTMEM_OP_COPY && ntm_overlap(r->dst, r->src, r->n));
+	if (route.kind == NTM_ROUTE_OVERLAP)
 		return ntm_libc.memmove(r->dst, r->src, r->n);
 	if (!ntm_parallel_applies(r)) {
 		plain(r, 0, r->n, flags);  /* the small path, the same cost */

@@ -40,7 +40,7 @@ static const size_t write_grains[] = {2 * MiB, 4 * KiB, LINE};
  */
 static unsigned policy_threads(const char **how)
 {
-	const struct policy *p = ntm_policy_ready();
+	const struct policy *p = ntm_policy_for_call();
 	if (p && p->threads) {
 		if (how)  /* only the tunables set it */
 			*how = "NTMEM_TUNABLES threads=";
@@ -58,7 +58,7 @@ static unsigned policy_threads(const char **how)
 
 static size_t policy_min_chunk(void)
 {
-	const struct policy *p = ntm_policy_ready();
+	const struct policy *p = ntm_policy_for_call();
 	return p && p->min_chunk ? p->min_chunk : NTM_PARALLEL_MIN_CHUNK;
 }
 
@@ -193,10 +193,6 @@ void ntm_parallel_write(const struct ntm_request *r)
 	unsigned flags = r->o.flags & ~NTMEM_F_PARALLEL;
 	int parallel = !!(r->o.flags & NTMEM_F_PARALLEL);
 	size_t min_chunk = r->o.min_chunk ? r->o.min_chunk : policy_min_chunk();
-	/* A hot region says the rest will not be read soon: it streams. */
-	unsigned cold = flags;
-	if (r->o.hot_len && !(flags & NTMEM_F_TEMPORAL))
-		cold |= NTMEM_F_NONTEMPORAL;
 	size_t hot_end = r->o.hot_off + r->o.hot_len;
 	struct span spans[NTM_MAX_SPANS];
 	unsigned nspans = 0;
@@ -209,8 +205,8 @@ void ntm_parallel_write(const struct ntm_request *r)
 	struct extent_work w = {
 		.fn = r->op == NTMEM_OP_SET ? set_piece : copy_piece,
 		.dst = r->dst, .src = r->src, .c = r->c,
-		.v = ntm_select_variant(ntm_policy_ready(), ntm_class_of(r->op, r->c),
-					r->n, cold, NTM_CALLER_PARALLEL),
+		.v = ntm_select_variant(ntm_policy_for_call(), ntm_class_of(r->op, r->c),
+					r->n, flags, r->o.hot_len != 0),
 	};
 	if (nspans)
 		ntm_extent_run(&w, spans, nspans, parallel ? r->o.threads : 1,

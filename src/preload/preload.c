@@ -91,25 +91,25 @@ static inline int direct(size_t n)
 	return n < __atomic_load_n(&ntm_limits.shim_sse2_below, __ATOMIC_RELAXED);
 }
 
-static inline set_fn *set_route(int f)
+static inline set_fn *set_route(const union shim_route *routes, int f)
 {
-	set_fn *r = __atomic_load_n(&ntm_shim_routes[f].set, __ATOMIC_RELAXED);
+	set_fn *r = __atomic_load_n(&routes[f].set, __ATOMIC_RELAXED);
 	return __builtin_expect(r != NULL, 1) ? r : ntm_shim_early_set;
 }
 
-static inline copy_fn *copy_route(int f)
+static inline copy_fn *copy_route(const union shim_route *routes, int f)
 {
-	copy_fn *r = __atomic_load_n(&ntm_shim_routes[f].copy, __ATOMIC_RELAXED);
+	copy_fn *r = __atomic_load_n(&routes[f].copy, __ATOMIC_RELAXED);
 	return __builtin_expect(r != NULL, 1) ? r : ntm_shim_early_copy;
 }
 
 /* Call f's route, or the direct path for a small call. */
 #define SET_CALL(f, dst, c, n)                                              \
 	(direct(n) ? direct_set((dst), (c), (n))                           \
-		   : set_route(SHIM_##f)((dst), (c), (n)))
+		   : set_route(ntm_shim_routes, SHIM_##f)((dst), (c), (n)))
 #define COPY_CALL(f, dst, src, n)                                           \
 	(direct(n) ? direct_copy((dst), (src), (n))                        \
-		   : copy_route(SHIM_##f)((dst), (src), (n)))
+		   : copy_route(ntm_shim_routes, SHIM_##f)((dst), (src), (n)))
 
 /* ------------------------------------------------------------------ */
 /* The C library's names                                               */
@@ -123,21 +123,33 @@ __attribute__((noreturn, cold)) static void overflow(void)
 }
 
 /* memset, memcpy, memmove and their _chk forms: in preload_x86_64.S on
- * x86-64, which hands all but the small calls on to these routes (the
- * _chk forms checked). */
+ * x86-64, which hands on to these, checked: to the route when no class
+ * of the shim's served the call (ntm_shim_routed_NAME), and beyond them,
+ * to the large-call path (ntm_shim_beyond_NAME). */
 #if defined(__x86_64__)
 #define ROUTED_SET(f)                                                        \
 	NTM_HIDDEN void *ntm_shim_routed_##f(void *dst, int c, size_t n);    \
+	NTM_HIDDEN void *ntm_shim_beyond_##f(void *dst, int c, size_t n);    \
 	void *ntm_shim_routed_##f(void *dst, int c, size_t n)                \
 	{                                                                    \
-		return set_route(SHIM_##f)(dst, c, n);                       \
+		return set_route(ntm_shim_routes, SHIM_##f)(dst, c, n);      \
+	}                                                                    \
+	void *ntm_shim_beyond_##f(void *dst, int c, size_t n)                \
+	{                                                                    \
+		return set_route(ntm_shim_beyond, SHIM_##f)(dst, c, n);      \
 	}
 #define ROUTED_COPY(f)                                                       \
 	NTM_HIDDEN void *ntm_shim_routed_##f(void *dst, const void *src,     \
 					     size_t n);                      \
+	NTM_HIDDEN void *ntm_shim_beyond_##f(void *dst, const void *src,     \
+					     size_t n);                      \
 	void *ntm_shim_routed_##f(void *dst, const void *src, size_t n)      \
 	{                                                                    \
-		return copy_route(SHIM_##f)(dst, src, n);                    \
+		return copy_route(ntm_shim_routes, SHIM_##f)(dst, src, n);   \
+	}                                                                    \
+	void *ntm_shim_beyond_##f(void *dst, const void *src, size_t n)      \
+	{                                                                    \
+		return copy_route(ntm_shim_beyond, SHIM_##f)(dst, src, n);   \
 	}
 ROUTED_SET(memset)
 ROUTED_SET(__memset_chk)
@@ -284,7 +296,7 @@ static void hand_down_libc(void)
 __attribute__((constructor(103))) static void shim_start(void)
 {
 	int saved = errno;
-	ntm_shim_set_width(ntm_entry_width_for(ntm_select_width()));
+	ntm_shim_set_width(ntm_entry_width_for(ntm_policy_width()));
 	ntm_shim_route_all(ntm_shim_report_setup() ? ntm_shim_counted : NULL);
 	errno = saved;
 }
@@ -295,6 +307,6 @@ __attribute__((constructor(101))) static void shim_first(void)
 {
 	int saved = errno;
 	hand_down_libc();
-	ntm_select_serve_shim();
+	ntm_policy_serve_shim();
 	errno = saved;
 }

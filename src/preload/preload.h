@@ -30,10 +30,14 @@ union shim_route {
 NTM_HIDDEN const struct entry_width *ntm_shim_width(void);
 NTM_HIDDEN void ntm_shim_set_width(const struct entry_width *w);
 
-/* Each function's route, by enum shim_fn: empty (zero, in .bss) until
+/* Each function's routes, by enum shim_fn: empty (zero, in .bss) until
  * ntm_shim_route_all(); the callers then take ntm_shim_early_set/copy,
- * which are safe before this object is even relocated. */
+ * which are safe before this object is even relocated.  ntm_shim_routes
+ * for a call no size class has served (the entry point of the shim's
+ * width, which runs them); ntm_shim_beyond for one the classes of the
+ * shim's assembly handed on (the large-call path, which runs none). */
 NTM_HIDDEN extern union shim_route ntm_shim_routes[SHIM_FUNCTIONS];
+NTM_HIDDEN extern union shim_route ntm_shim_beyond[SHIM_FUNCTIONS];
 NTM_HIDDEN void *ntm_shim_early_set(void *dst, int c, size_t n);
 NTM_HIDDEN void *ntm_shim_early_copy(void *dst, const void *src, size_t n);
 

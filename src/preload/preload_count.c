@@ -35,6 +35,7 @@
 #include "dispatch/select.h"
 #include "preload.h"
 #include "util/clock.h"
+#include "variants/fence.h"
 #include "variants/libc.h"
 
 static struct ntm_record *record;          /* NULL: not counting */
@@ -45,10 +46,10 @@ static char report_dir[PATH_MAX];
 #define MAX_VARIANT_IDS 64
 static unsigned char slot_of[MAX_VARIANT_IDS];
 
-/* The path a call took: the selector's route, as it ran. */
-static unsigned path_of(const struct ntm_route *r)
+/* The path a call took: the selector's route, and the variant that ran. */
+static unsigned path_of(enum ntm_route_kind kind, const struct variant *v)
 {
-	switch (r->kind) {
+	switch (kind) {
 	case NTM_ROUTE_SMALL:
 		return NTM_PATH_SMALL;
 	case NTM_ROUTE_OVERLAP:
@@ -56,7 +57,7 @@ static unsigned path_of(const struct ntm_route *r)
 	case NTM_ROUTE_BASELINE:
 		return NTM_PATH_BASELINE;
 	default: {
-		int id = ntm_variant_id(r->v);
+		int id = ntm_variant_id(v);
 		return NTM_PATH_VARIANT +
 		       (id >= 0 && id < MAX_VARIANT_IDS ? slot_of[id]
 							: NTM_RECORD_VARIANTS - 1);
@@ -69,16 +70,16 @@ static void add(uint64_t *counter, uint64_t v)
 	__atomic_fetch_add(counter, v, __ATOMIC_RELAXED);
 }
 
-/* Count a call of n bytes that takes route r; returns its start time if
- * it is to be timed, else 0. */
+/* Count a call of n bytes that takes a route of kind and runs v; returns
+ * its start time if it is to be timed, else 0. */
 static uint64_t count(enum shim_fn f, enum ntmem_class cls, size_t n,
-		      const struct ntm_route *r)
+		      enum ntm_route_kind kind, const struct variant *v)
 {
 	struct ntm_record *rec = __atomic_load_n(&record, __ATOMIC_RELAXED);
 	if (!rec)
 		return 0;
 	unsigned line = ntm_record_line(f, cls == NTMEM_CLASS_SET_NONZERO);
-	struct ntm_record_cell *c = &rec->cell[line][ntm_record_bucket(n)][path_of(r)];
+	struct ntm_record_cell *c = &rec->cell[line][ntm_record_bucket(n)][path_of(kind, v)];
 	add(&c->calls, 1);
 	add(&c->bytes, n);
 	return n >= NTM_RECORD_TIMED_MIN ? ntm_now_ns() : 0;
@@ -97,49 +98,67 @@ static void timed(enum shim_fn f, enum ntmem_class cls, size_t n,
 	add(&t->ns, ntm_now_ns() - start);
 }
 
-/* Run route r as the entry point would have: the small path and the
- * inline loop are the entry's own; the rest the selector's. */
-static void *run_set(const struct ntm_route *r, void *dst, int c, size_t n)
+/* A counted call: its route, and for a band that learns the side and its
+ * ticket, taken before the call so that the count says what ran. */
+struct counted {
+	struct ntm_route r;
+	const struct variant *v;
+	struct learn_ticket t;
+	uint64_t t0;
+};
+
+static void take(struct counted *k, enum shim_fn f, enum ntmem_class cls, size_t n,
+		 int overlap)
 {
-	if (r->kind == NTM_ROUTE_SMALL || r->kind == NTM_ROUTE_INLINE)
-		return ntm_shim_width()->set(dst, c, n);
-	return ntm_route_set(r, dst, c, n, 0);
+	k->r = ntm_select(ntm_policy_for_call(), cls, n, 0, overlap);
+	k->t.slot = NULL;
+	k->v = k->r.kind == NTM_ROUTE_LEARNED ? ntm_learned_take(k->r, &k->t) : k->r.v;
+	k->t0 = k->t.slot ? ntm_now_ns() : 0;
+	k->r.streams = k->v && ntm_streams(k->v);
+	uint64_t start = count(f, cls, n, k->r.kind, k->v);
+	k->t0 = k->t0 ? k->t0 : start;
 }
 
-static void *run_copy(const struct ntm_route *r, void *dst, const void *src,
-		      size_t n)
+/* After the call: its fence, the learning's sample, the record's time. */
+static void done(const struct counted *k, enum shim_fn f, enum ntmem_class cls,
+		 size_t n)
 {
-	if (r->kind == NTM_ROUTE_SMALL || r->kind == NTM_ROUTE_INLINE)
-		return ntm_shim_width()->copy(dst, src, n);
-	if (r->kind == NTM_ROUTE_OVERLAP)
-		return ntm_libc.memmove(dst, src, n);
-	return ntm_route_copy(r, dst, src, n, 0);
+	if (k->r.kind != NTM_ROUTE_SMALL && k->r.kind != NTM_ROUTE_INLINE)
+		ntm_fence_after(k->r.streams, 0);
+	if (k->t.slot)
+		ntm_learned_done(k->r, &k->t, n, ntm_now_ns() - k->t0);
+	timed(f, cls, n, k->t0);
 }
 
 /* Each wrapper asks the selector once, counts the route it got, and runs
- * that route: the report says what ran, the learning's sides included. */
+ * that route: the small path and the inline loop are the entry's own;
+ * the rest the variant the route names, the learning's side included. */
 #define COUNTED_SET(f)                                                   \
 	static void *counted_##f(void *dst, int c, size_t n)             \
 	{                                                                \
 		enum ntmem_class cls = ntm_class_of(NTMEM_OP_SET, c);    \
-		struct ntm_route r;                                      \
-		ntm_select(&r, ntm_policy_ready(), cls, n, 0, 0,         \
-			   NTM_CALLER_ENTRY);                            \
-		uint64_t start = count(SHIM_##f, cls, n, &r);            \
-		void *ret = run_set(&r, dst, c, n);                      \
-		timed(SHIM_##f, cls, n, start);                          \
-		return ret;                                              \
+		struct counted k;                                        \
+		take(&k, SHIM_##f, cls, n, 0);                           \
+		if (k.r.kind == NTM_ROUTE_SMALL || k.r.kind == NTM_ROUTE_INLINE) \
+			ntm_shim_width()->set(dst, c, n);                \
+		else                                                     \
+			k.v->set(dst, c, n);                             \
+		done(&k, SHIM_##f, cls, n);                              \
+		return dst;                                              \
 	}
 #define COUNTED_COPY(f)                                                  \
 	static void *counted_##f(void *dst, const void *src, size_t n)   \
 	{                                                                \
-		struct ntm_route r;                                      \
-		ntm_select(&r, ntm_policy_ready(), NTMEM_CLASS_COPY, n, 0, \
-			   ntm_overlap(dst, src, n), NTM_CALLER_ENTRY);  \
-		uint64_t start = count(SHIM_##f, NTMEM_CLASS_COPY, n, &r); \
-		void *ret = run_copy(&r, dst, src, n);                   \
-		timed(SHIM_##f, NTMEM_CLASS_COPY, n, start);             \
-		return ret;                                              \
+		struct counted k;                                        \
+		take(&k, SHIM_##f, NTMEM_CLASS_COPY, n, ntm_overlap(dst, src, n)); \
+		if (k.r.kind == NTM_ROUTE_SMALL || k.r.kind == NTM_ROUTE_INLINE) \
+			ntm_shim_width()->copy(dst, src, n);             \
+		else if (k.r.kind == NTM_ROUTE_OVERLAP)                  \
+			ntm_libc.memmove(dst, src, n);                   \
+		else                                                     \
+			k.v->copy(dst, src, n);                          \
+		done(&k, SHIM_##f, NTMEM_CLASS_COPY, n);                 \
+		return dst;                                              \
 	}
 NTM_SHIM_SET_FUNCTIONS(COUNTED_SET)
 NTM_SHIM_COPY_FUNCTIONS(COUNTED_COPY)
@@ -349,7 +368,7 @@ static void start_child_record(void)
 	}
 	if (!parent)  /* the parent has no record, and does not count */
 		ntm_shim_route_all(ntm_shim_counted);
-	const struct policy *p = ntm_policy_ready();
+	const struct policy *p = ntm_policy_for_call();
 	if (p)
 		describe(r, p);
 	else if (parent)
@@ -366,7 +385,7 @@ int ntm_shim_report_setup(void)
 	const char *dir = secure_getenv(NTM_REPORT_ENV);
 	if (!dir || strlen(dir) >= sizeof report_dir || !trusted_dir(dir))
 		return 0;
-	const struct policy *p = ntm_policy_now();  /* the report describes it */
+	const struct policy *p = ntm_policy_for_report();  /* the report describes it */
 	snprintf(report_dir, sizeof report_dir, "%s", dir);
 	struct ntm_record *r = record_create();
 	if (r)

@@ -60,20 +60,25 @@ void *ntm_shim_early_copy(void *dst, const void *src, size_t n)
 }
 
 /* Empty (zero, in .bss: nothing to relocate) until the constructor. */
-union shim_route ntm_shim_routes[SHIM_FUNCTIONS];
+union shim_route ntm_shim_routes[SHIM_FUNCTIONS], ntm_shim_beyond[SHIM_FUNCTIONS];
 
 void ntm_shim_route_all(const union shim_route *counted)
 {
 	const struct entry_width *w = ntm_shim_width();
 	for (int f = 0; f < SHIM_FUNCTIONS; f++) {
-		if (ntm_shim_op(f) == NTMEM_OP_SET)
+		if (ntm_shim_op(f) == NTMEM_OP_SET) {
 			__atomic_store_n(&ntm_shim_routes[f].set,
-					 counted ? counted[f].set : w->set,
+					 counted ? counted[f].set : w->set, __ATOMIC_RELAXED);
+			__atomic_store_n(&ntm_shim_beyond[f].set,
+					 counted ? counted[f].set : ntm_set_unflagged,
 					 __ATOMIC_RELAXED);
-		else
+		} else {
 			__atomic_store_n(&ntm_shim_routes[f].copy,
-					 counted ? counted[f].copy : w->copy,
+					 counted ? counted[f].copy : w->copy, __ATOMIC_RELAXED);
+			__atomic_store_n(&ntm_shim_beyond[f].copy,
+					 counted ? counted[f].copy : ntm_copy_unflagged,
 					 __ATOMIC_RELAXED);
+		}
 	}
 	ntm_select_set_shim(w->width, counted != NULL);
 }

@@ -11,12 +11,17 @@
  *
  * This file builds four shims.  Each width's own library (SHIM_WIDTH_*
  * defined: build/<width>/libntmem-preload.so) runs that width's classes
- * with no other compare; ntmem run preloads the one for the CPU.  The
- * dispatching library (libntmem-preload.so, for LD_PRELOAD by hand and
- * for ntmem run --report) puts each width's classes behind a limit of
- * the selector's (ntm_limits, dispatch/select.h), which is 0 until the
- * constructor has routed the calls, and while counting: every call then
- * goes on to its route, ntm_shim_routed_NAME in preload.c.
+ * behind one compare, whether the process may use the width (none for
+ * SSE2, which every x86-64 process may); ntmem run preloads the one for
+ * the CPU.  The dispatching library (libntmem-preload.so, for LD_PRELOAD
+ * by hand and for ntmem run --report) puts each width's classes behind
+ * a limit of the selector's (ntm_limits, dispatch/select.h).  Every limit
+ * is 0 until the constructor has routed the calls, and while counting:
+ * every call then goes on to its route, ntm_shim_routed_NAME in
+ * preload.c.  A call the classes hand on (beyond the inline loop, or an
+ * overlapping copy) goes to ntm_shim_beyond_NAME there, and from there
+ * straight to the large-call path (entry/large.c): the classes run once
+ * per call.
  * The small paths read no data but those limits, RIP-relative in the
  * shim's own data, so they are safe before this object is relocated.
  */
@@ -200,8 +205,8 @@
 	jbe	.L16x16_\tag
 	.endif
 	cmp	ntm_limits+LIMITS_INLINE_COPY(%rip), %rdx
-	ja	ntm_shim_routed_\name
-	JUMP_IF_OVERLAP ntm_shim_routed_\name
+	ja	ntm_shim_beyond_\name
+	JUMP_IF_OVERLAP ntm_shim_beyond_\name
 	.if \V == 16
 	CACHED_COPY_LOOP8 \V, \movu, \mova, \vzu
 	.else
@@ -235,27 +240,32 @@
 
 #if defined(SHIM_WIDTH_AVX512) || defined(SHIM_WIDTH_AVX2) || defined(SHIM_WIDTH_SSE2)
 /*
- * A width's own library (SHIM_WIDTH_*): its classes and nothing else,
- * no width to test.  ntmem run preloads the one for the width this CPU
- * runs, so that a call costs what glibc's, chosen once by its IFUNC,
- * does (an IFUNC here cannot be: preload.c).  Loaded on a CPU without
- * the width, its first small call would be an illegal instruction; the
- * dispatching library is the one to name in LD_PRELOAD by hand.
+ * A width's own library (SHIM_WIDTH_*): its classes and nothing else
+ * but, for a width wider than SSE2, one compare: whether this process may
+ * use it (its limit, all ones once the constructor has found that it
+ * may).  ntmem run preloads the library of the width the CPU runs, and
+ * the programs it starts inherit it: one of them may turn the width off
+ * (GLIBC_TUNABLES glibc.cpu.hwcaps=-AVX512F ...), and its calls then go
+ * on to their routes, the entry points of the width it allows.  So does
+ * every call before the constructor.  An IFUNC cannot choose here
+ * (preload.c).
  */
 #if defined(SHIM_WIDTH_AVX512)
 #define SHIM_W EVEX
+#define SHIM_W_LIMIT LIMITS_SHIM_EVEX_END
 #elif defined(SHIM_WIDTH_AVX2)
 #define SHIM_W AVX2
+#define SHIM_W_LIMIT LIMITS_SHIM_AVX2_END
 #else
 #define SHIM_W SSE2
 #endif
 #else
 /*
  * The dispatching library: each width's classes behind its limit
- * (shim_evex_end and shim_avx2_end: all ones where the width serves,
- * else 0; shim_sse2_below 129, or 0).  The limits are 0 until the
- * constructor has routed the calls, and while counting for ntmem run
- * --report: every call then goes to its route.
+ * (shim_evex_end, shim_avx2_end, shim_sse2_end: all ones where the width
+ * serves, else 0).  The limits are 0 until the constructor has routed
+ * the calls, and while counting for ntmem run --report: every call then
+ * goes to its route.
  */
 #endif
 
@@ -265,6 +275,10 @@ SHIM_FUNCTION \name
 	CHECK_DSTLEN \chk
 	mov	%rdi, %rax
 #ifdef SHIM_W
+#ifdef SHIM_W_LIMIT
+	cmp	ntm_limits+SHIM_W_LIMIT(%rip), %rdx
+	jae	ntm_shim_routed_\name
+#endif
 	KIND_CLASSES(\name, SHIM_W)
 #else
 	cmp	ntm_limits+LIMITS_SHIM_EVEX_END(%rip), %rdx
@@ -277,7 +291,7 @@ SHIM_FUNCTION \name
 	KIND_CLASSES(\name\()_avx2, AVX2)
 	.p2align 4
 .Lnot_avx2_\name:
-	cmp	ntm_limits+LIMITS_SHIM_SSE2_BELOW(%rip), %rdx
+	cmp	ntm_limits+LIMITS_SHIM_SSE2_END(%rip), %rdx
 	jae	ntm_shim_routed_\name
 	KIND_CLASSES(\name\()_sse2, SSE2)
 #endif

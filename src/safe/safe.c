@@ -62,8 +62,7 @@ static struct ntm_guarded_result past_top(struct ntm_guarded_result r,
 static const struct variant *choose(enum ntmem_class cls, size_t n,
 				    unsigned flags)
 {
-	return ntm_select_variant(ntm_policy_ready(), cls, n, flags,
-				  NTM_CALLER_SAFE);
+	return ntm_select_variant(ntm_policy_for_call(), cls, n, flags, 0);
 }
 
 /* v's guarded form, or (v NULL, x86-64) the byte-at-a-time one, which

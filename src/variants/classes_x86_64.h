@@ -529,8 +529,8 @@
 .endm
 
 /*
- * SET_CLASSES: memset's classes of one width, for the shim (its name's
- * route, ntm_shim_routed_NAME, beyond the inline limit) and the entry
+ * SET_CLASSES: memset's classes of one width, for the shim (beyond the
+ * inline limit, ntm_shim_beyond_NAME) and the entry
  * points of the AVX2 and AVX-512 widths (route: where to go instead).
  * rdi <- c (esi), rdx bytes, rax = rdi.  Below one vector the width's
  * narrow classes, to two vectors a pair of stores.  Above, the stores go
@@ -647,7 +647,7 @@
 	vzeroupper
 	.endif
 	.ifb \route
-	jmp	ntm_shim_routed_\name
+	jmp	ntm_shim_beyond_\name
 	.else
 	jmp	\route
 	.endif
