@@ -60,7 +60,7 @@ int cal_parallel(const struct cal_options *o, const struct cal_class *zero,
 					    cal_run_ns(o->effort, size),
 					    NULL, NULL, 0};
 		struct benchfn_result res = {gbps, loops, 0};
-		ntm_select_pin(NTMEM_OP_SET, rung_for(zero, size));
+		ntm_policy_pin(NTMEM_OP_SET, rung_for(zero, size));
 		if (benchfn_run(&plan, &res))
 			return cli_error(e, CLI_FAILED, "parallel memset failed");
 		double a[16], b[16];

@@ -25,7 +25,7 @@ void cal_progress(const struct cal_options *o, const char *fmt, ...)
 }
 
 /* A candidate as the entry points call it: the process's ladder for the
- * operation becomes this one variant (ntm_select_pin), and the timed
+ * operation becomes this one variant (ntm_policy_pin), and the timed
  * call is ntmem_set or ntmem_copy, dispatch and fence included.  So the
  * entry points' own loop is timed inline, and every other rung with the
  * ladder's call in front of it, as auto will run them. */
@@ -43,7 +43,7 @@ static int call_trial(void *arg, size_t size)
 {
 	struct trial *t = arg;
 	if (trial_in_effect[t->op] != t->v) {
-		ntm_select_pin(t->op, t->v);
+		ntm_policy_pin(t->op, t->v);
 		trial_in_effect[t->op] = t->v;
 	}
 	if (t->op == NTMEM_OP_SET)

@@ -188,7 +188,7 @@ static void print_ladder(enum ntmem_class cls)
 	ntmem_ladder_info(cls, &l);
 	printf("  %s (small path up to %s: %s)\n", class_names[cls],
 	       ntm_format_size(l.small_max, a, sizeof a), l.small_path);
-	const struct policy *p = ntm_policy_ready();
+	const struct policy *p = ntm_policy_for_report();
 	for (int i = 0; i < l.nrungs; i++) {
 		const struct ntmem_rung *r = &l.rung[i];
 		const char *why = p ? p->ladder[cls].why[i] : NULL;

@@ -391,7 +391,7 @@ void cpu_caches_object(struct json *j, const struct ntmem_cpu_info *cpu)
 const char *machine_first_use(void)
 {
 	struct ntmem_policy_status st;
-	const struct policy *p = ntm_policy_ready();
+	const struct policy *p = ntm_policy_for_report();
 	if (ntmem_policy_status(&st) || st.profile_loaded || !p ||
 	    p->builtin_recorded)
 		return NULL;
