@@ -250,12 +250,15 @@ $(O)/tests/%: tests/%.c $(O)/tests/harness.o $(TOOL_LIB_OBJ) $(STATIC)
 $(O)/tests/test_fence: TEST_LDFLAGS = -Wl,--wrap=ntm_fence
 # test_safe too: a safe call that streams returns fenced, fault or not.
 $(O)/tests/test_safe: TEST_LDFLAGS = -Wl,--wrap=ntm_fence
+# test_stack measures the stack a call takes, with bindings made at load.
+$(O)/tests/test_stack: TEST_LDFLAGS = -Wl,-z,now
 # test_select counts the entry points' calls into C.
 $(O)/tests/test_select: TEST_LDFLAGS = -Wl,--wrap=ntm_set_large,--wrap=ntm_copy_large
 # test_dczva makes DCZID_EL0 say DC ZVA is prohibited (on AArch64).
 $(O)/tests/test_dczva: TEST_LDFLAGS = -Wl,--wrap=ntm_sysreg_dczid
-# test_deferred raises a signal inside the CPU's detection, from sysconf.
-$(O)/tests/test_deferred: TEST_LDFLAGS = -Wl,--wrap=sysconf
+# test_loaded raises a signal inside the constructor's detection, from
+# sysconf, and holds a thread inside a report's sysfs read (syscall).
+$(O)/tests/test_loaded: TEST_LDFLAGS = -Wl,--wrap=sysconf,--wrap=syscall
 
 # The shared library too: tests dlopen it; ntmem.pc and the CMake files
 # (added where they are made): test_build reads them.
@@ -274,6 +277,11 @@ $(O)/tests/preload/fortify: HELPER_CFLAGS := -O2 -U_FORTIFY_SOURCE -D_FORTIFY_SO
 $(O)/tests/preload/resolver: HELPER_LDLIBS := -L$(O)/tests/preload -lresolver \
 	-Wl,-rpath,'$$ORIGIN'
 $(O)/tests/preload/resolver: $(O)/tests/preload/libresolver.so
+$(O)/tests/preload/sandbox: tests/sandbox.h
+# Bound at load, as Debian hardens its programs: no lazy binding's stack
+# in the figures test_stack compares.
+$(O)/tests/preload/stack: tests/stackcheck.h
+$(O)/tests/preload/stack: HELPER_LDLIBS := -Wl,-z,now
 $(O)/tests/preload/%: tests/preload/%.c tests/preload/helper.h
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(HELPER_CFLAGS) $(LDFLAGS) -o $@ $< \

@@ -95,7 +95,9 @@ static inline unsigned ntm_select_side_of(const struct learn_band *b,
 /* The route of a call beyond the small path, the inline loop and an
  * overlap: the rung for n and flags, or the band that learns there.  The
  * ladder is walked once. */
-static inline struct ntm_route ntm_select_rung(const struct policy *p,
+#define NTM_INLINE static inline __attribute__((always_inline))
+
+NTM_INLINE struct ntm_route ntm_select_rung(const struct policy *p,
 					       enum ntmem_class cls, size_t n,
 					       unsigned flags)
 {
@@ -117,7 +119,7 @@ static inline struct ntm_route ntm_select_rung(const struct policy *p,
  * NTMEM_F_PARALLEL, overlap whether a copy's buffers overlap.  p is the
  * process's policy (ntm_policy_for_call(); NULL: not built yet) or one
  * built for a look.  Pure: reads p and nothing else that changes. */
-static inline struct ntm_route ntm_select(const struct policy *p,
+NTM_INLINE struct ntm_route ntm_select(const struct policy *p,
 					  enum ntmem_class cls, size_t n,
 					  unsigned flags, int overlap)
 {

@@ -60,6 +60,18 @@ extern void __chk_fail(void) __attribute__((weak, noreturn));
 const char ntmem_preload_version[] = STR(NTMEM_VERSION_MAJOR) "." STR(
 	NTMEM_VERSION_MINOR) "." STR(NTMEM_VERSION_PATCH);
 
+/* The width of the entry points the shim's calls run in this process
+ * ("avx512", "avx2", "sse2", "neon", "portable"): the widest the process
+ * may use, whatever width's library was preloaded.  Exported for tests
+ * and for a look from a debugger or a program's own dlsym. */
+const char *ntmem_preload_width(void);
+const char *ntmem_preload_width(void)
+{
+	enum ntm_width w = ntm_shim_width()->width;
+	const char *name = ntm_width_name(w);
+	return name ? name : w == NTM_WIDTH_NEON ? "neon" : "portable";
+}
+
 /* ------------------------------------------------------------------ */
 /* Routes                                                              */
 /* ------------------------------------------------------------------ */
