@@ -39,7 +39,7 @@ extern "C" {
 
 #define NTMEM_VERSION_MAJOR 0
 #define NTMEM_VERSION_MINOR 3
-#define NTMEM_VERSION_PATCH 0
+#define NTMEM_VERSION_PATCH 1
 
 /* "0.2.0": the version of the library actually loaded. */
 const char *ntmem_version(void);
@@ -379,6 +379,22 @@ struct ntmem_adapt_info {
 
 /* Fill *info for cls.  Returns 0, or -1 with errno EINVAL. */
 int ntmem_adapt_info(enum ntmem_class cls, struct ntmem_adapt_info *info);
+
+/* What the learning has cost a class so far, per band (as in struct
+ * ntmem_adapt_info), summed over every domain: the calls that ran a
+ * candidate the trial did not keep, the calls timed, and the nanoseconds
+ * their clock reads took (two a timed call, measured by a third).  A
+ * band's first learn_after calls cost one atomic add each, and nothing
+ * here.  Since 0.3.1. */
+struct ntmem_adapt_costs {
+	int nbands;
+	unsigned long long losing[NTMEM_ADAPT_BANDS];
+	unsigned long long timed[NTMEM_ADAPT_BANDS];
+	unsigned long long clock_ns[NTMEM_ADAPT_BANDS];
+};
+
+/* Fill *costs for cls.  Returns 0, or -1 with errno EINVAL. */
+int ntmem_adapt_costs(enum ntmem_class cls, struct ntmem_adapt_costs *costs);
 
 /*
  * The i-th setting that was ignored, with the reason, e.g.

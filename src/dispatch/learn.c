@@ -370,6 +370,11 @@ struct learn_slot *ntm_learn_slot(int cls, unsigned k)
 	return &slots[d][cls][k];
 }
 
+const struct learn_slot *ntm_learn_domain_slot(unsigned d, int cls, unsigned k)
+{
+	return &slots[d][cls][k];
+}
+
 unsigned ntm_learn_domains(void)
 {
 	return nodes < NTM_LEARN_DOMAINS ? nodes : NTM_LEARN_DOMAINS;

@@ -192,6 +192,10 @@ uint64_t *ntm_learn_gate_of(int cls, unsigned k);
  * kernel has a vDSO getcpu, and none at all on one node. */
 struct learn_slot *ntm_learn_slot(int cls, unsigned k);
 
+/* The slot of class cls, band k in domain d (< NTM_LEARN_DOMAINS), for
+ * reports that sum over the domains. */
+const struct learn_slot *ntm_learn_domain_slot(unsigned d, int cls, unsigned k);
+
 /* The domains that learn apart: the nodes, at most NTM_LEARN_DOMAINS. */
 unsigned ntm_learn_domains(void);
 

@@ -119,6 +119,24 @@ int ntmem_adapt_info(enum ntmem_class cls, struct ntmem_adapt_info *info)
 	return 0;
 }
 
+int ntmem_adapt_costs(enum ntmem_class cls, struct ntmem_adapt_costs *costs)
+{
+	if ((unsigned)cls >= NTMEM_CLASSES || !costs) {
+		errno = EINVAL;
+		return -1;
+	}
+	*costs = (struct ntmem_adapt_costs){.nbands = NTM_LEARN_BANDS};
+	for (unsigned k = 0; k < NTM_LEARN_BANDS; k++)
+		for (unsigned d = 0; d < NTM_LEARN_DOMAINS; d++) {
+			struct learn_state st;
+			ntm_learn_state(ntm_learn_domain_slot(d, cls, k), &st);
+			costs->losing[k] += st.losing;
+			costs->timed[k] += st.timed;
+			costs->clock_ns[k] += st.clock_ns;
+		}
+	return 0;
+}
+
 int ntmem_policy_choice(enum ntmem_op op, int c, size_t n, unsigned flags)
 {
 	/* A parallel call's parts use the whole extent's choice. */
