@@ -4,7 +4,9 @@
 #   make check           the whole test suite (gcc, clang, ASan+UBSan, qemu)
 #   make bench           the memset and memcpy bandwidth tables
 #   make fuzz            each libFuzzer target for FUZZ_SECONDS (60) seconds
-#   make install         PREFIX=/usr/local DESTDIR=
+#   make install         PREFIX=/usr/local DESTDIR= (NO_BUILD=1: install what
+#                        $(O) holds, building nothing)
+#   make uninstall       with install's variables: remove what it put there
 #   make deb             Debian packages of it all, in $(O)/deb/
 #
 # O=DIR builds elsewhere (make check uses build/clang and build/asan).
@@ -308,32 +310,48 @@ FUZZ_SECONDS ?= 60
 fuzz:
 	@tests/fuzz/run.sh $(O)/fuzz $(FUZZ_SECONDS)
 
-# The main job: seed 000's memset table and its memcpy twin, with plots.
-# The seed's sizes up to 1 GiB finish in under a minute on 2 cores and fit
-# in 3 GiB; 'ntmem bench memset' alone adds 4096MB where memory allows.
+# The main job: seed 000's memset table, the same for a byte other than
+# zero, and their memcpy twin, with plots.  Zeros are what calloc and
+# page clearing write, and zero-only methods (CLZERO, DC ZVA) can take
+# them; BENCH_VALUE is any other byte, which they cannot: with both
+# summaries shown, a lead only zeros have is not read as memset's.
+# The seed's sizes up to 1 GiB finish in about a minute and a half on 2
+# cores and fit in 3 GiB; 'ntmem bench memset' alone adds 4096MB where
+# memory allows.
 # It builds 'all' first: what the README goes on to use (ntmem run's shim
 # among it) is there after 'make bench' alone.  That build is quiet (-s):
 # a hundred compiler lines in front of the tables hid them; a compiler's
 # warnings and errors still show, and the build still stops the bench.
 BENCH_SIZES ?= 2MB,16MB,128MB,1024MB
+BENCH_VALUE ?= 0x5a
 # The tables are kept in $(O)/bench-*.txt; the run ends with their
-# summaries, the last lines of each (from "# summary" on).
+# summaries, the last lines of each (from "# summary" on): the summary's
+# header once (its rules), then each table's sections ("# memset, 0x00
+# written" ...).
+BENCH_TABLES = $(O)/bench-memset.txt $(O)/bench-memset-value.txt \
+	$(O)/bench-memcpy.txt
 bench:
 	@$(MAKE) -s --no-print-directory all $(O)/callcost-static $(O)/callcost-shared
 	$(TOOL) bench memset -s $(BENCH_SIZES) --plot $(O)/bench-memset.svg \
 		>$(O)/bench-memset.txt
 	@cat $(O)/bench-memset.txt
+	$(TOOL) bench memset -s $(BENCH_SIZES) --value $(BENCH_VALUE) \
+		--plot $(O)/bench-memset-value.svg >$(O)/bench-memset-value.txt
+	@cat $(O)/bench-memset-value.txt
 	$(TOOL) bench memcpy -s $(BENCH_SIZES) --plot $(O)/bench-memcpy.svg \
 		>$(O)/bench-memcpy.txt
 	@cat $(O)/bench-memcpy.txt
 	$(O)/callcost-static "libntmem.a"
 	$(O)/callcost-shared "libntmem.so"
 	@echo
-	@echo "Summary of $(O)/bench-memset.txt and $(O)/bench-memcpy.txt: the"
-	@echo "fastest method by mean GB/s; level: apart by less than their stdevs"
-	@for t in $(O)/bench-memset.txt $(O)/bench-memcpy.txt; do \
-		sed -n '/^# summary/,$$p' $$t | sed 1,2d; done
-	@echo "Plots: $(O)/bench-memset.svg $(O)/bench-memcpy.svg"
+	@echo "Summary of $(BENCH_TABLES):"
+	@echo "memset ran twice: zeros, which zero-only methods (clzero, dc_zva)"
+	@echo "can write, and $(BENCH_VALUE), which they cannot."
+	@awk '/^# summary/ { s = 1 } s && /^# [^ ]/ && !/^# summary/ { exit } s' \
+		$(O)/bench-memset.txt
+	@for t in $(BENCH_TABLES); do \
+		awk '/^# summary/ { s = 1; next } s && /^# [^ ]/ { b = 1 } b' $$t; done
+	@echo "Plots: $(O)/bench-memset.svg $(O)/bench-memset-value.svg $(O)/bench-memcpy.svg"
 
 # Record this machine's tables for the built-in ladders and their replay
 # (tests/test_replay.c): data/machines/RECORD_NAME, by default named
@@ -348,7 +366,10 @@ $(O)/callcost-shared: bench/callcost.c $(SHARED)
 	$(CC) $(CFLAGS) -fno-builtin $(LDFLAGS) -o $@ $< -L$(O) -lntmem \
 		-Wl,-rpath,'$$ORIGIN' $(LDLIBS)
 
-install: all
+# NO_BUILD=1 installs what $(O) holds and builds nothing (a file missing
+# there fails the install): for a test of the install that must not
+# rebuild the build it checks.
+install: $(if $(NO_BUILD),,all)
 	install -d $(DESTDIR)$(INCDIR) $(DESTDIR)$(LIBDIR)/pkgconfig \
 		$(DESTDIR)$(CMAKEDIR) $(DESTDIR)$(BINDIR) \
 		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man3
@@ -362,10 +383,10 @@ install: all
 	install -m 755 $(TOOL) $(DESTDIR)$(BINDIR)/
 	install -m 644 docs/ntmem.1 $(DESTDIR)$(MANDIR)/man1/
 	install -m 644 docs/ntmem.3 $(DESTDIR)$(MANDIR)/man3/
-	@[ -n "$(DESTDIR)" ] || tools/install-hint.sh $(LIBDIR)
+	@[ -n "$(DESTDIR)" ] || tools/install-hint.sh $(LIBDIR) $(BINDIR)
 
 install: install-preload
-install-preload: $(PRELOAD) $(PRELOAD_WIDTHS)
+install-preload: $(if $(NO_BUILD),,$(PRELOAD) $(PRELOAD_WIDTHS))
 	install -d $(DESTDIR)$(SHIMDIR)
 	install -m 755 $(PRELOAD) $(DESTDIR)$(SHIMDIR)/
 	for w in $(SHIM_WIDTHS); do \
@@ -373,6 +394,26 @@ install-preload: $(PRELOAD) $(PRELOAD_WIDTHS)
 		install -m 755 $(O)/$$w/libntmem-preload.so $(DESTDIR)$(SHIMDIR)/$$w/ || exit 1; \
 	done
 .PHONY: install-preload
+
+# Exactly what install puts there, for the same PREFIX, DESTDIR, LIBDIR,
+# SHIMDIR... (nothing is built for it): the files, then the directories
+# that are ntmem's own (the CMake package's, the shim's widths', and
+# SHIMDIR where it is not LIBDIR) once empty.  Shared directories such as
+# bin/ and lib/pkgconfig/ stay.  tests/test_uninstall.c checks it.
+INSTALLED := $(INCDIR)/ntmem.h \
+	$(addprefix $(LIBDIR)/,libntmem.a libntmem.so.$(VERSION) $(SONAME) \
+		libntmem.so pkgconfig/ntmem.pc) \
+	$(addprefix $(CMAKEDIR)/,$(notdir $(CMAKE_FILES))) \
+	$(BINDIR)/ntmem $(MANDIR)/man1/ntmem.1 $(MANDIR)/man3/ntmem.3 \
+	$(SHIMDIR)/libntmem-preload.so \
+	$(SHIM_WIDTHS:%=$(SHIMDIR)/%/libntmem-preload.so)
+INSTALLED_DIRS := $(SHIM_WIDTHS:%=$(SHIMDIR)/%) $(CMAKEDIR) \
+	$(filter-out $(LIBDIR),$(SHIMDIR))
+uninstall:
+	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
+	for d in $(addprefix $(DESTDIR),$(INSTALLED_DIRS)); do \
+		[ ! -d "$$d" ] || rmdir --ignore-fail-on-non-empty "$$d" || exit 1; \
+	done
 
 # libntmem0, libntmem-dev and ntmem (debian/), built from a copy of this
 # tree in $(O)/deb/ and checked with lintian: see tools/deb.sh.
@@ -382,7 +423,7 @@ deb:
 clean:
 	rm -rf build $(O)
 
-.PHONY: all tests test check bench install clean fuzz record deb FORCE
+.PHONY: all tests test check bench install uninstall clean fuzz record deb FORCE
 .SECONDARY:
 
 -include $(LIB_OBJ:.o=.d) $(TOOL_OBJ:.o=.d) $(PRELOAD_OBJ:.o=.d) \

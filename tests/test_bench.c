@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -338,31 +339,33 @@ static const double made_up_mean[3][3] = {{10, 20, 20}, {10, 21, 10.05},
 static const double made_up_sd[3][3] = {{0.1, 0.1, 0.1}, {0.1, 0.2, 0.1},
 					{3, 0.1, 0.1}};
 
-/* The table bench prints for these means and stdevs of glibc, SET_FN and
- * auto (rows) at 1, 2 and 4 MiB (columns), over runs runs; auto ran
- * "small path" at 1 MiB. */
-static const char *made_up_table(const double (*mean)[3], const double (*sd)[3],
-				 long runs)
+/* The table bench prints for the nfns functions of fns (comma-separated,
+ * auto last) at 1, 2 and 4 MiB, means and stdevs mean[size][function],
+ * over runs runs; auto ran "small path" at 1 MiB, SET_FN above. */
+static const char *made_up(const char *fns, size_t nfns, const double *mean,
+			   const double *sd, long runs)
 {
 	static char text[16384];
-	char *argv[] = {"bench", "memset", "-s", "1MB,2MB,4MB", "-f",
-			"glibc," SET_FN ",auto", "--baseline", "glibc", NULL};
+	char list[128];
+	snprintf(list, sizeof list, "%s", fns);
+	char *argv[] = {"bench", "memset", "-s", "1MB,2MB,4MB", "-f", list,
+			"--baseline", "glibc", NULL};
 	struct cli_error e;
-	if (parse_and_plan((int)count_argv(argv), argv, &opts, &e) || opts.nfns != 3)
+	if (parse_and_plan((int)count_argv(argv), argv, &opts, &e) || opts.nfns != nfns)
 		return "";
 	opts.runs = runs;
 	opts.nresults = 0;
 	for (size_t si = 0; si < 3; si++)
-		for (size_t fi = 0; fi < 3; fi++) {
+		for (size_t fi = 0; fi < nfns; fi++) {
 			struct bench_result *r = &opts.results[opts.nresults++];
+			double m = mean[si * nfns + fi];
 			memset(r, 0, sizeof *r);
 			r->fn = &opts.fns[fi];
 			r->size = opts.sizes[si];
 			r->threads = 1;
 			r->nontemporal = opts.fns[fi].kind == FN_LIBC ? -1 : 0;
-			r->stats = (struct stats){mean[si][fi], sd[si][fi], mean[si][fi],
-						  mean[si][fi], mean[si][fi]};
-			r->diff_pct = (mean[si][fi] / mean[si][0] - 1) * 100;
+			r->stats = (struct stats){m, sd[si * nfns + fi], m, m, m};
+			r->diff_pct = (m / mean[si * nfns] - 1) * 100;
 			if (opts.fns[fi].kind == FN_AUTO)
 				r->dispatch = si == 0 ? "small path" : SET_FN;
 			snprintf(r->pages, sizeof r->pages, "4 KiB pages");
@@ -386,6 +389,37 @@ static const char *made_up_table(const double (*mean)[3], const double (*sd)[3],
 	return text;
 }
 
+/* s from its "# summary" on, each line the summary wrapped (a "#" and
+ * ten spaces or more) joined to the one before, so that what it says is
+ * matched whatever the width; "" when s has no summary. */
+static const char *from_summary(const char *s)
+{
+	static char flat[16384];
+	const char *from = strstr(s, "\n# summary");
+	size_t n = 0;
+	for (const char *p = from; p && *p && n + 1 < sizeof flat; p++) {
+		size_t spaces = 0;
+		if (p[0] == '\n' && p[1] == '#')
+			while (p[2 + spaces] == ' ')
+				spaces++;
+		if (spaces >= 10) {
+			flat[n++] = ' ';
+			p += 1 + spaces;
+		} else {
+			flat[n++] = *p;
+		}
+	}
+	flat[n] = '\0';
+	return flat;
+}
+
+/* The same for glibc, SET_FN and auto. */
+static const char *made_up_table(const double (*mean)[3], const double (*sd)[3],
+				 long runs)
+{
+	return made_up("glibc," SET_FN ",auto", 3, &mean[0][0], &sd[0][0], runs);
+}
+
 static void test_table_noise_and_summary(void)
 {
 	const char *t = made_up_table(made_up_mean, made_up_sd, 5);
@@ -400,26 +434,99 @@ static void test_table_noise_and_summary(void)
 		"bench table: the header's CPU and pages, one spelling", "%s", t);
 	t_check(marks == 1, "bench table: only the noisy row is marked",
 		"%d marks", marks);
-	const char *sum = strstr(t, "\n# summary");
-	t_check(sum && strstr(sum, "#   1 MiB to 2 MiB         " SET_FN ", cached\n") &&
+	const char *sum = from_summary(t);
+	/* At 4 MiB glibc's row is noisy, but it leads beyond the stdevs. */
+	t_check(sum && strstr(sum, "\n# memset, 0x00 written\n") &&
+		strstr(sum, "#   1 MiB to 2 MiB         " SET_FN ", cached\n") &&
 		strstr(sum, "#   4 MiB                  glibc\n"),
-		"bench summary: the fastest method over each range of sizes", "%s",
-		sum ? sum : t);
+		"bench summary: the fastest method over each range of sizes, a "
+		"lead beyond the stdevs ranked though noisy", "%s", sum ? sum : t);
 	t_check(sum && strstr(sum, "#   auto against glibc: faster at 1 MiB (+100.0%); "
 			      "level at 2 MiB (+0.5%); slower at 4 MiB (-50.0%)\n"),
 		"bench summary: auto against glibc, faster, level and slower", "%s",
 		sum ? sum : t);
+	t_check(sum && strstr(sum, "\"too noisy to rank\" (or, of auto against "
+			      "glibc, \"to tell\"):\n#   a row of the tie is marked ~"),
+		"bench summary: its header states the rule for too noisy", "%s",
+		sum ? sum : t);
 	t_check(!strstr(t, "n/a") && strstr(t, "mean and sample stdev of 5 runs"),
 		"bench table: five runs have a stdev", "%s", t);
+	/* Every function of the table described under it, before the
+	 * summary. */
+	const char *key = strstr(t, "\n# functions (ntmem bench memset -f help");
+	const char *sum_at = strstr(t, "\n# summary");
+	t_check(key && sum_at && key < sum_at && strstr(key, "\n#   glibc          the C library's memset\n") &&
+		strstr(key, "\n#   auto           ntmem_set: ") &&
+		strstr(key, "\n#   " SET_FN),
+		"bench table: a line under it says what each function is", "%s", t);
 }
 
-/* One run: no stdev ("n/a", never "+- 0.00"); and where auto beats every
- * method beyond their stdevs (its small path at 1 MiB here, 30 against
- * 20), the summary says so beside the fastest method, as it does not at
- * 2 MiB, where auto is behind. */
-static void test_one_run_and_auto_ahead(void)
+/* A second variant beside SET_FN, for summaries of three methods. */
+#if defined(__x86_64__) || defined(__aarch64__)
+#define SET_FN2 "portable"
+#endif
+
+/* Every method level with the fastest is named, fastest first; a size
+ * where the fastest is level with another and a row of the two is noisy
+ * is "too noisy to rank"; a noisy row behind the fastest beyond the
+ * stdevs is not.  Of auto against glibc, level with a noisy row is "too
+ * noisy to tell".  The figures (glibc, SET_FN, SET_FN2, auto):
+ *   1 MiB  100 +- 4, 95 +- 2, 97 +- 1, 96 +- 1: both level, none noisy
+ *   2 MiB  87.11 +- 13.71 (noisy), 80 +- 10, 60 +- 1, 85 +- 12: SET_FN
+ *          level, auto level with glibc, both noisy
+ *   4 MiB  100 +- 1, 50 +- 6 (noisy), 60 +- 1, 70 +- 1: glibc alone */
+static void test_summary_level_and_noise(void)
+{
+#ifdef SET_FN2
+	const double mean[3][4] = {{100, 95, 97, 96}, {87.11, 80, 60, 85},
+				   {100, 50, 60, 70}};
+	const double sd[3][4] = {{4, 2, 1, 1}, {13.71, 10, 1, 12}, {1, 6, 1, 1}};
+	const char *t = made_up("glibc," SET_FN "," SET_FN2 ",auto", 4, &mean[0][0],
+				&sd[0][0], 5);
+	const char *sum = from_summary(t);
+	t_check(sum && strstr(sum, "#   1 MiB                  glibc; level with it: "
+			      SET_FN2 ", " SET_FN "\n"),
+		"bench summary: every method level with the fastest, fastest first",
+		"%s", sum ? sum : t);
+	t_check(sum && strstr(sum, "#   2 MiB                  too noisy to rank; by "
+			      "mean: glibc; level with it: " SET_FN "\n"),
+		"bench summary: a noisy fastest row: too noisy to rank, the level "
+		"ones still named", "%s", sum ? sum : t);
+	t_check(sum && strstr(sum, "#   4 MiB                  glibc\n"),
+		"bench summary: a noisy row behind the fastest leaves it ranked",
+		"%s", sum ? sum : t);
+	t_check(sum && strstr(sum, "#   auto against glibc: level at 1 MiB (-4.0%); too "
+			      "noisy to tell at 2 MiB (-2.4%); slower at 4 MiB "
+			      "(-30.0%)\n"),
+		"bench summary: auto level with glibc, and a noisy row: too noisy "
+		"to tell", "%s", sum ? sum : t);
+	/* A row level with the fastest, noisy: the tie may be noise. */
+	const double mean2[3][4] = {{100, 99, 60, 70}, {100, 99, 60, 70},
+				    {100, 99, 60, 70}};
+	const double sd2[3][4] = {{1, 6, 1, 1}, {1, 6, 1, 1}, {1, 6, 1, 1}};
+	t = made_up("glibc," SET_FN "," SET_FN2 ",auto", 4, &mean2[0][0],
+		    &sd2[0][0], 5);
+	sum = from_summary(t);
+	t_check(sum && strstr(sum, "#   1 MiB to 4 MiB         too noisy to rank; by "
+			      "mean: glibc; level with it: " SET_FN "\n"),
+		"bench summary: a noisy row level with the fastest: too noisy to "
+		"rank", "%s", sum ? sum : t);
+#else
+	t_skip("bench summary: every method level with the fastest",
+	       "one variant of memset on this architecture");
+#endif
+}
+
+/* Fewer runs than BENCH_MIN_JUDGED_RUNS: no spread to judge by, so the
+ * summary ranks nothing and claims nothing: the highest mean, and auto
+ * against glibc in figures; one run's stdev reads n/a.  From enough
+ * runs, auto ahead of every method beyond their stdevs is named beside
+ * the fastest (its small path at 1 MiB, 30 against 20), and auto ahead
+ * running the fastest method itself is said to be no faster method. */
+static void test_few_runs_and_auto_ahead(void)
 {
 	const double nan3[3][3] = {{NAN, NAN, NAN}, {NAN, NAN, NAN}, {NAN, NAN, NAN}};
+	const double tight[3][3] = {{0.1, 0.1, 0.1}, {0.1, 0.1, 0.1}, {0.1, 0.1, 0.1}};
 	const double mean[3][3] = {{10, 20, 30}, {10, 20, 25}, {30, 10, 15}};
 	const char *t = made_up_table(mean, nan3, 1);
 	int na = 0;
@@ -427,15 +534,35 @@ static void test_one_run_and_auto_ahead(void)
 		na++;
 	t_check(na == 9 && !strstr(t, "0.00)") && strstr(t, "of 1 run (a stdev needs two"),
 		"bench table: one run's stdev reads n/a, every row", "%d n/a\n%s", na, t);
-	const char *sum = strstr(t, "\n# summary");
+	for (long runs = 1; runs < BENCH_MIN_JUDGED_RUNS; runs++) {
+		char name[96];
+		t = made_up_table(mean, runs == 1 ? nan3 : tight, runs);
+		const char *sum = from_summary(t);
+		snprintf(name, sizeof name, "bench summary of %ld run%s: too few to "
+			 "rank, the highest mean and figures only", runs,
+			 runs == 1 ? "" : "s");
+		t_check(sum && strstr(sum, "too few to rank or compare") &&
+			strstr(sum, "#   1 MiB to 2 MiB         highest mean: " SET_FN
+				    ", cached\n") &&
+			strstr(sum, "#   4 MiB                  highest mean: glibc\n") &&
+			strstr(sum, "#   auto against glibc, not judged: +200.0% at "
+				    "1 MiB, +150.0% at 2 MiB, -50.0% at 4 MiB\n") &&
+			!strstr(sum, "faster") && !strstr(sum, "level") &&
+			!strstr(sum, "slower") && !strstr(sum, "noisy"),
+			name, "%s", sum ? sum : t);
+	}
+	t = made_up_table(mean, tight, BENCH_MIN_JUDGED_RUNS);
+	const char *sum = from_summary(t);
 	t_check(sum && strstr(sum, "#   1 MiB                  " SET_FN ", cached; auto "
 			      "faster still (+50.0%, running the small path)\n") &&
 		strstr(sum, "#   2 MiB                  " SET_FN ", cached; auto "
-			    "faster still (+25.0%, running " SET_FN ")\n") &&
+			    "measured +25.0%, running " SET_FN " itself: a difference "
+			    "of conditions, not of method\n") &&
 		strstr(sum, "#   4 MiB                  glibc\n") &&
 		strstr(sum, "auto is not ranked"),
 		"bench summary: auto named where it beats every method, with "
-		"what it ran", "%s", sum ? sum : t);
+		"what it ran; running the fastest itself, no faster method", "%s",
+		sum ? sum : t);
 }
 
 /* --threads 1,2: every function on each, interleaved, with the count in
@@ -611,6 +738,149 @@ static void test_plot_and_errors(void)
 		t_fail("cleanup", "%s", cmd);
 }
 
+/* s as SVG text holds it: the five characters XML escapes, escaped. */
+static const char *xml_escaped(const char *s, char *buf, size_t len)
+{
+	size_t n = 0;
+	for (; *s && n + 7 < len; s++) {
+		const char *e = *s == '&' ? "&amp;" : *s == '<' ? "&lt;" : *s == '>' ? "&gt;"
+				: *s == '"' ? "&quot;" : *s == '\'' ? "&apos;" : NULL;
+		if (e) {
+			memcpy(buf + n, e, strlen(e));
+			n += strlen(e);
+		} else {
+			buf[n++] = *s;
+		}
+	}
+	buf[n] = '\0';
+	return buf;
+}
+
+/* The styles of the polylines of one line of the plot, the group whose
+ * title is at t: "colour dash" each (dash "-" when solid), at most two
+ * (solid and dashed stretches); returns how many. */
+static size_t line_styles(const char *t, char styles[2][48])
+{
+	const char *end = strstr(t + 1, "<g");  /* its bars, or the next line */
+	const char *close = strstr(t, "</g>");
+	if (!end || (close && close < end))
+		end = close;
+	size_t n = 0;
+	for (const char *p = strstr(t, "<polyline"); p && (!end || p < end) && n < 2;
+	     p = strstr(p + 1, "<polyline")) {
+		char c[16] = "", d[24] = "-", style[48];
+		const char *st = strstr(p, " stroke=\""), *da = strstr(p, " stroke-dasharray=\"");
+		const char *gt = strchr(p, '>');
+		if (st && st < gt)
+			sscanf(st, " stroke=\"%15[^\"]", c);
+		if (da && da < gt)
+			sscanf(da, " stroke-dasharray=\"%23[^\"]", d);
+		snprintf(style, sizeof style, "%s %s", c, d);
+		if (!n || strcmp(styles[0], style))
+			snprintf(styles[n++], sizeof styles[0], "%s", style);
+	}
+	return n;
+}
+
+/* Every function bench can show for op, the peers included whether they
+ * run here or not, plotted at two sizes (auto and glibc streaming at the
+ * second only): no two lines share a colour and dash, and the key under
+ * the plot says what each function is. */
+static void test_plot_every_function(enum ntmem_op op)
+{
+	const char *opname = op == NTMEM_OP_SET ? "memset" : "memcpy";
+	memset(&opts, 0, sizeof opts);
+	opts.op = op;
+	opts.runs = 1;
+	opts.value = op == NTMEM_OP_SET ? 0 : -1;
+	opts.nfns = fn_list_peers(op, opts.fns, fn_list(op, opts.fns, FN_MAX), FN_MAX);
+	opts.threads[0] = 1;
+	opts.nthreads = 1;
+	for (size_t si = 0; si < 2; si++)
+		for (size_t fi = 0; fi < opts.nfns; fi++) {
+			struct bench_result *r = &opts.results[opts.nresults++];
+			const struct fn *f = &opts.fns[fi];
+			double mean = 10 + (double)fi + (double)si;
+			*r = (struct bench_result){.fn = f, .size = si ? 1u << 30 : 4096,
+						   .threads = 1, .loops = 1};
+			r->nontemporal = f->streaming ? 1 : f->kind == FN_VARIANT ? 0 : (int)si;
+			r->stats = (struct stats){mean, NAN, mean, mean, mean};
+			r->dispatch = f->kind == FN_AUTO ? "small path" : NULL;
+			snprintf(r->pages, sizeof r->pages, "4 KiB pages");
+		}
+	struct machine m = {.cpu = "Made-up CPU", .kernel = "Linux", .thp = "never"};
+	char *svg = NULL, name[128], why[256] = "";
+	size_t len = 0;
+	FILE *f = open_memstream(&svg, &len);
+	int rc = f ? bench_write_plot(&opts, &m, f) : -1;
+	if (f)
+		fclose(f);
+	char styles[FN_MAX][2][48], esc[512];
+	size_t nstyles[FN_MAX] = {0};
+	const char *panel2 = svg ? strstr(svg, "<g transform=") : NULL;
+	int ok = rc == 0 && svg && panel2;
+	for (size_t fi = 0; ok && fi < opts.nfns; fi++) {
+		char title[96];
+		snprintf(title, sizeof title, "<g>\n<title>%s</title>",
+			 xml_escaped(opts.fns[fi].name, esc, sizeof esc));
+		const char *t = strstr(svg, title);
+		nstyles[fi] = t && t < panel2 ? line_styles(t, styles[fi]) : 0;
+		if (!nstyles[fi]) {
+			ok = 0;
+			snprintf(why, sizeof why, "no line for %s", opts.fns[fi].name);
+		}
+		for (size_t j = 0; ok && j < fi; j++)
+			for (size_t a = 0; a < nstyles[fi]; a++)
+				for (size_t b = 0; b < nstyles[j]; b++)
+					if (!strcasecmp(styles[fi][a], styles[j][b])) {
+						ok = 0;
+						snprintf(why, sizeof why, "%s and %s: %s",
+							 opts.fns[j].name, opts.fns[fi].name,
+							 styles[fi][a]);
+					}
+	}
+	snprintf(name, sizeof name, "bench --plot, every %s function (%zu): no two "
+		 "lines share a colour and dash", opname, opts.nfns);
+	t_check(ok && opts.nfns >= 8, name, "rc %d: %s", rc, why);
+	/* The key: each function's name, then its description. */
+	ok = rc == 0 && svg;
+	for (size_t fi = 0; ok && fi < opts.nfns; fi++) {
+		char row[96];
+		snprintf(row, sizeof row, ">%s</text>", xml_escaped(opts.fns[fi].name, esc,
+								    sizeof esc));
+		const char *at = panel2 ? strstr(panel2, row) : NULL;
+		snprintf(row, sizeof row, ">%.80s", xml_escaped(opts.fns[fi].description,
+								esc, sizeof esc));
+		const char *next = at ? strstr(at + 1, "<text") : NULL;
+		ok = at && next && strstr(next, row) == strchr(next, '>');
+		if (!ok)
+			snprintf(why, sizeof why, "%s: no key row", opts.fns[fi].name);
+	}
+	snprintf(name, sizeof name, "bench --plot, every %s function: the key says "
+		 "what each is", opname);
+	t_check(ok, name, "%s", why);
+	free(svg);
+}
+
+/* The --mix table says what its functions are too, from the function
+ * list's own descriptions. */
+static void test_mix_key(void)
+{
+	char cmd[256], want[256], *out = NULL;
+	struct fn all[FN_MAX];
+	size_t n = fn_list(NTMEM_OP_COPY, all, FN_MAX);
+	const struct fn *safe = fn_find(all, n, "safe_unblocked");
+	snprintf(cmd, sizeof cmd, "%s bench memcpy --mix GoogleA -f glibc,"
+		 "safe_unblocked -r 1 -l 1", t_ntmem());
+	int status = t_run(cmd, &out, NULL);
+	snprintf(want, sizeof want, "\n#   safe_unblocked %.40s", safe ? safe->description : "?");
+	t_check(status == 0 && out && strstr(out, "\n# functions (ntmem bench memcpy") &&
+		strstr(out, want) && strstr(out, "\n#   glibc          the C library's memcpy\n"),
+		"bench --mix: a line under the table says what each function is",
+		"status %d: %s", status, out ? out : "");
+	free(out);
+}
+
 static void test_help(void)
 {
 	char cmd[256], *out = NULL;
@@ -733,11 +1003,15 @@ int main(void)
 	test_json("memset");
 	test_json("memcpy");
 	test_table_noise_and_summary();
-	test_one_run_and_auto_ahead();
+	test_summary_level_and_noise();
+	test_few_runs_and_auto_ahead();
 	test_csv();
 	test_threads();
 	test_plot_and_errors();
+	test_plot_every_function(NTMEM_OP_SET);
+	test_plot_every_function(NTMEM_OP_COPY);
 	test_help();
+	test_mix_key();
 	test_allowed_after_pin();  /* last: it pins this process */
 	return t_finish();
 }

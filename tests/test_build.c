@@ -2,8 +2,8 @@
  * everywhere it is written (the header, ntmem_version(), ntmem --version,
  * the shared object's name, ntmem.pc, the CMake package's version file,
  * debian/changelog, the man pages); "make bench"
- * builds the shim "ntmem run" needs; and "make install"'s hint about the
- * loader's path.  Run from the repository root, as tests/run.sh does. */
+ * builds the shim "ntmem run" needs; and "make install"'s hints about the
+ * loader's path and the Debian packages it shadows.  Run from the repository root, as tests/run.sh does. */
 #define _GNU_SOURCE
 #include <libgen.h>
 #include <stdio.h>
@@ -193,6 +193,55 @@ static void test_install_hint(void)
 	free(out);
 }
 
+/* tools/install-hint.sh warns when the Debian packages' files are there
+ * too (NTMEM_DEB_ROOT: a made-up tree of them), naming each, and not for
+ * an install that is itself in their place. */
+static void test_install_hint_deb(void)
+{
+	const char *name = "install hint: a warning naming the Debian packages' "
+			   "files a /usr/local install shadows";
+	if (t_scratch_make("deb-root"))
+		return;
+	char root[1024], cmd[6000], bin[1100], lib[1100], *out = NULL;
+	snprintf(root, sizeof root, "%s", t_scratch_dir());
+	snprintf(bin, sizeof bin, "%s/usr/bin/ntmem", root);
+	snprintf(lib, sizeof lib, "%s/usr/lib/x86_64-linux-gnu/libntmem.so.0", root);
+	snprintf(cmd, sizeof cmd, "mkdir -p %s/usr/bin %s/usr/lib/x86_64-linux-gnu && "
+		 "touch %s %s", root, root, bin, lib);
+	if (t_run(cmd, NULL, NULL)) {
+		t_fail(name, "cannot make the tree in %s", root);
+		t_scratch_remove();
+		return;
+	}
+	snprintf(cmd, sizeof cmd, "NTMEM_DEB_ROOT=%s tools/install-hint.sh "
+		 "/usr/local/lib /usr/local/bin", root);
+	int st = t_run(cmd, &out, NULL);
+	t_check(st == 0 && out && strstr(out, "warning: the Debian packages' ntmem is "
+					  "installed too") &&
+		strstr(out, bin) && strstr(out, lib) && strstr(out, "make uninstall"),
+		name, "status %d, '%s'", st, out ? out : "");
+	free(out);
+	out = NULL;
+	/* Installed into the packages' own places: nothing else to shadow. */
+	snprintf(cmd, sizeof cmd, "NTMEM_DEB_ROOT=%s tools/install-hint.sh "
+		 "%s/usr/lib/x86_64-linux-gnu %s/usr/bin", root, root, root);
+	st = t_run(cmd, &out, NULL);
+	t_check(st == 0 && out && !strstr(out, "warning"),
+		"install hint: no warning for an install in the packages' own places",
+		"status %d, '%s'", st, out ? out : "");
+	free(out);
+	out = NULL;
+	/* No package there: no warning. */
+	snprintf(cmd, sizeof cmd, "NTMEM_DEB_ROOT=%s/none tools/install-hint.sh "
+		 "/usr/local/lib /usr/local/bin", root);
+	st = t_run(cmd, &out, NULL);
+	t_check(st == 0 && out && !strstr(out, "warning"),
+		"install hint: no warning without the packages", "status %d, '%s'", st,
+		out ? out : "");
+	free(out);
+	t_scratch_remove();
+}
+
 int main(void)
 {
 	test_library_and_tool();
@@ -203,6 +252,7 @@ int main(void)
 	test_man_pages();
 	test_bench_builds_shim();
 	test_install_hint();
+	test_install_hint_deb();
 	test_cplusplus();
 	return t_finish();
 }

@@ -52,14 +52,23 @@ static void test_options(void)
 					    "set_nonzero_threshold=0,copy_threshold=0"),
 		"run: ladders first, then the threshold that edits them", "'%s'",
 		o.tunables);
-	const char *compare[] = {"--compare", "5", "-s", "1MiB", "-l", "copy=libc",
-				 "--", "cmd", NULL};
+	const char *compare[] = {"--compare", "5", "--stream-above", "1MiB", "-l",
+				 "copy=libc", "--show-output", "--", "cmd", NULL};
 	t_check(!parse(compare, &o, &e) && o.compare == 5 && o.stream_above &&
+			!o.stream_above_as_s && o.show_output &&
 			o.unforced_len == strlen("copy=libc") &&
 			!strncmp(o.tunables, "copy=libc,set_threshold=1048576", 31),
-		"run: --compare N; the streaming arm's thresholds after the "
-		"others' options", "%ld '%s' %zu", o.compare, o.tunables,
+		"run: --compare N --show-output; the streaming arm's thresholds "
+		"after the others' options", "%ld '%s' %zu", o.compare, o.tunables,
 		o.unforced_len);
+	/* -s, --size in ntmem bench: still --stream-above here, marked so
+	 * that ntmem run says it is going. */
+	const char *short_s[] = {"-s", "1MiB", "cmd", NULL};
+	t_check(!parse(short_s, &o, &e) && o.stream_above && o.stream_above_as_s &&
+			!strcmp(o.tunables, "set_threshold=1048576,set_nonzero_threshold="
+					    "1048576,copy_threshold=1048576"),
+		"run: -s still means --stream-above, marked as deprecated", "'%s' %d",
+		o.tunables, o.stream_above_as_s);
 	const char *json[] = {"--report-json", "/tmp/r.json", "cmd", NULL};
 	t_check(!parse(json, &o, &e) && !o.report && o.report_json &&
 			!strcmp(o.report_json, "/tmp/r.json"),
@@ -88,6 +97,8 @@ static void test_bad_options(void)
 		{{"--compare", "x", "true"}, "--compare"},
 		{{"--compare", "3", "--report", "true"}, "--report"},
 		{{"--report-json", "", "true"}, "--report-json"},
+		{{"--show-output", "true"}, "--show-output"},
+		{{"--show-output", "--report", "true"}, "--show-output"},
 	};
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		struct run_options o;
@@ -122,6 +133,11 @@ static void test_bad_options(void)
 	t_check(ok && !parse(zero, &o, &e) && !parse(beyond, &o, &e),
 		"run: --stream-above inside the small path is a usage error; 0 "
 		"and past it are not", "%d '%s'", r64, e.msg);
+	/* The bound the verdict's advice must keep to. */
+	size_t min = run_stream_above_min();
+	t_check(min == li.small_max + 1,
+		"run: run_stream_above_min() is one past the small path", "%zu, "
+		"small path to %zu", min, li.small_max);
 	int r = run_check_tunables("copy=no_such_variant", &e);
 	t_check(r == -1 && e.status == CLI_USAGE && strstr(e.msg, "no_such_variant"),
 		"run: a ladder naming no variant is a usage error", "%d '%s'", r,
@@ -227,6 +243,18 @@ static int write_record(const char *dir, const char *name,
 /* pids above the kernel's largest (4194304): never alive. */
 #define NO_PID 5000000L
 
+/* Every record in dir, as ntmem run folds them once the command with
+ * NO_PID has ended: through the directory's descriptor. */
+static int fold_dir(struct tree *t, const char *dir, struct cli_error *e)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return cli_error(e, CLI_FAILED, "%s: %s", dir, strerror(errno));
+	int rc = tree_fold(t, fd, NO_PID, 1, e);
+	close(fd);
+	return rc;
+}
+
 static void test_report_merge(void)
 {
 	char dir[] = "/tmp/ntmem-run-records-XXXXXX";
@@ -256,7 +284,7 @@ static void test_report_merge(void)
 	bad |= write_record(dir, "5000001-0.rec", r, sizeof *r);
 	bad |= write_record(dir, "5000002-0.rec", r, 100);
 	tree_init(&t);
-	int rc = tree_fold(&t, dir, NO_PID, 1, &e);
+	int rc = fold_dir(&t, dir, &e);
 	const struct tree_line *l = &t.line[SHIM_memcpy];
 	int cached = NTM_PATH_VARIANT + variant_id(NTMEM_OP_COPY, 0);
 	int streams = NTM_PATH_VARIANT + variant_id(NTMEM_OP_COPY, 1);
@@ -296,7 +324,7 @@ static void test_report_merge(void)
 	add_copies(r, 1, 4 * KiB, 0);
 	bad = write_record(dir, "5000000-0.rec", r, sizeof *r);
 	tree_init(&t);
-	rc = tree_fold(&t, dir, NO_PID, 1, &e);
+	rc = fold_dir(&t, dir, &e);
 	report_verdict(&t, NTMEM_CLASS_COPY, &v);
 	t_check(!bad && !rc && v.lo == ntm_record_bucket(MiB) && v.hi == v.lo &&
 			strstr(v.text, "100% of the bytes copied were in calls of "
@@ -312,7 +340,7 @@ static void test_report_merge(void)
 	add_copies(r, 2, 256 * MiB, 0);
 	bad = write_record(dir, "5000000-0.rec", r, sizeof *r);
 	tree_init(&t);
-	rc = tree_fold(&t, dir, NO_PID, 1, &e);
+	rc = fold_dir(&t, dir, &e);
 	report_verdict(&t, NTMEM_CLASS_COPY, &v);
 	t_check(!bad && !rc && !v.streams_from && strstr(v.text, "no streaming rung"),
 		"report: the verdict where the ladder never streams", "'%s'", v.text);
@@ -360,7 +388,7 @@ static void test_report_lost(void)
 		bad |= symlink(markers[i][1], path);
 	}
 	tree_init(&t);
-	int rc = tree_fold(&t, dir, NO_PID, 1, &e);
+	int rc = fold_dir(&t, dir, &e);
 	struct tree_lost_why why[4];
 	size_t nwhy = 0;
 	unsigned lost = tree_lost_processes(&t, why, 4, &nwhy);
@@ -390,7 +418,7 @@ static void test_report_lost(void)
 	snprintf(path, sizeof path, "%s/5000002-0.lost", dir);
 	bad |= symlink("errno=28", path);
 	tree_init(&t);
-	rc = tree_fold(&t, dir, NO_PID, 1, &e);
+	rc = fold_dir(&t, dir, &e);
 	char text[4096] = "";
 	FILE *f = fmemopen(text, sizeof text - 1, "w");
 	struct run_outcome out = {0};
@@ -409,6 +437,89 @@ static void test_report_lost(void)
 	int empty = rmdir(dir) == 0;
 	t_check(empty, "report: every marker read is removed", "%s: %s", dir,
 		strerror(errno));
+}
+
+/* The report text of t, into text (len bytes). */
+static void report_to(const struct tree *t, char *text, size_t len)
+{
+	struct run_outcome out = {.user_s = 0.5, .sys_s = 0.5, .wall_s = 1};
+	char *argv[] = {"job", NULL};
+	text[0] = '\0';
+	FILE *f = fmemopen(text, len - 1, "w");
+	if (f) {
+		report_text(f, t, &out, argv);
+		fclose(f);
+	}
+}
+
+/* The time of calls from 4 KiB holds the page faults of fresh memory:
+ * the report says so under the first such time, with the command's
+ * count of minor faults where ntmem run has it; a report without timed
+ * calls has no such line.  And a record directory that was replaced
+ * says so, and withholds the verdict. */
+static void test_report_faults(void)
+{
+	char dir[] = "/tmp/ntmem-run-faults-XXXXXX";
+	static struct tree t;
+	static char text[8192];
+	struct cli_error e;
+	const char *note = "  (this time includes the page faults on the first "
+			   "touch of fresh memory";
+	if (variant_id(NTMEM_OP_COPY, 1) < 0) {
+		t_skip("report: page faults", "no variant streams on this "
+		       "architecture (the portable build)");
+		return;
+	}
+	if (!mkdtemp(dir)) {
+		t_fail("report: page faults", "mkdtemp: %s", strerror(errno));
+		return;
+	}
+	struct ntm_record *r = new_record("job", NO_PID, 1);
+	add_copies(r, 3, MiB, 0);
+	r->time[SHIM_memcpy][ntm_record_bucket(MiB)] =
+		(struct ntm_record_time){.calls = 3, .ns = 300000000};
+	int bad = write_record(dir, "5000000-0.rec", r, sizeof *r);
+	tree_init(&t);
+	int rc = fold_dir(&t, dir, &e);
+	t.minor_faults = 4321;
+	report_to(&t, text, sizeof text);
+	const char *took = strstr(text, "calls from 4 KiB took 300.0 ms, 30.0% of "
+				  "the CPU time\n");
+	const char *line = took ? strchr(took, '\n') + 1 : NULL;
+	t_check(!bad && !rc && line && !strncmp(line, note, strlen(note)) &&
+			strstr(line, "the command's processes took 4321 minor faults in "
+				     "all"),
+		"report: under the time of calls from 4 KiB, that it includes the "
+		"page faults of fresh memory, and how many the command took",
+		"rc %d bad %d\n%s", rc, bad, text);
+	t.minor_faults = -1;
+	report_to(&t, text, sizeof text);
+	t_check(strstr(text, note) && !strstr(text, "minor faults"),
+		"report: the page-fault note without a count where none is known",
+		"%s", text);
+	t.dir_replaced = 1;
+	report_to(&t, text, sizeof text);
+	t_check(report_verdict_basis(&t) == VERDICT_WITHHELD &&
+			strstr(text, "the record directory was moved or replaced") &&
+			strstr(text, "verdict: none: the record directory was replaced") &&
+			!strstr(text, "copies: "),
+		"report: a replaced record directory is said, and no verdict given",
+		"basis %d\n%s", report_verdict_basis(&t), text);
+	tree_free(&t);
+	memset(&t, 0, sizeof t);
+
+	/* Only small calls, untimed: no note. */
+	r = new_record("job", NO_PID, 1);
+	add_copies(r, 5, 100, 0);
+	bad = write_record(dir, "5000000-0.rec", r, sizeof *r);
+	tree_init(&t);
+	rc = fold_dir(&t, dir, &e);
+	report_to(&t, text, sizeof text);
+	t_check(!bad && !rc && strstr(text, "memcpy: 5 calls") && !strstr(text, note),
+		"report: no page-fault note without timed calls", "%s", text);
+	tree_free(&t);
+	memset(&t, 0, sizeof t);
+	rmdir(dir);
 }
 
 /* An installed tree: bin/ntmem and lib/libntmem-preload.so under any
@@ -480,9 +591,23 @@ static void test_binary(void)
 	outcome_free(&o);
 	char *missing[] = {at.ntmem, "run", "--", "/nonexistent/program", NULL};
 	spawn(missing, NULL, 30, &o);
-	t_check(exited(&o, 127) && strstr(o.err, "/nonexistent/program"),
+	t_check(exited(&o, 127) && strstr(o.err, "/nonexistent/program") &&
+			!strstr(o.err, "deprecated"),
 		"run: a command that is not there exits 127", "status 0x%x: %s",
 		o.status, o.err);
+	outcome_free(&o);
+	char *short_s[] = {at.ntmem, "run", "-s", "64MiB", "--", "/nonexistent/program",
+			   NULL};
+	spawn(short_s, NULL, 30, &o);
+	t_check(exited(&o, 127) && strstr(o.err, "-s is deprecated") &&
+			strstr(o.err, "--stream-above"),
+		"run: -s still works, with a note on stderr to write --stream-above",
+		"status 0x%x: %s", o.status, o.err);
+	outcome_free(&o);
+	spawn(help, NULL, 30, &o);
+	t_check(!strstr(o.out, "-s,") && strstr(o.out, "--stream-above SIZE") &&
+			strstr(o.out, "--show-output"),
+		"run --help: --stream-above alone, and --show-output", "%s", o.out);
 	outcome_free(&o);
 }
 
@@ -499,6 +624,7 @@ int main(void)
 	test_installed_layout();
 	test_report_merge();
 	test_report_lost();
+	test_report_faults();
 	if (spawn_unavailable())
 		t_skip("run: the ntmem binary itself", spawn_unavailable());
 	else

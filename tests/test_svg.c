@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "harness.h"
 #include "output/svg.h"
@@ -301,7 +302,7 @@ static void test_basic(void)
 		{ "glibc", 4, x, y[2], 0, NULL, NULL, NULL, 0, NULL },
 	};
 	struct plot p = { "memset", "1 thread", "size", "GB/s",
-			  AXIS_LINEAR, AXIS_LINEAR, s, 3, NULL, 0, NULL, NULL, 0, 0, 0 };
+			  AXIS_LINEAR, AXIS_LINEAR, s, 3, NULL, 0, NULL, NULL, 0, 0, 0, NULL, 0 };
 	struct out o = render(&p);
 	if (check_doc("basic", &o)) {
 		t_check(count(o.buf, "<polyline") == 3, "basic: one polyline per series",
@@ -319,8 +320,14 @@ static void test_basic(void)
 		t_check(count(o.buf, "stroke-dasharray") == 2,
 			"basic: dashed series dashed in plot and legend",
 			"%zu dasharrays", count(o.buf, "stroke-dasharray"));
-		t_check(count(o.buf, "<circle") == 12 + 3, "basic: a marker per point",
-			"%zu circles", count(o.buf, "<circle"));
+		t_check(count(o.buf, "class=\"marker\"") == 12 + 3,
+			"basic: a marker per point, legend included", "%zu markers",
+			count(o.buf, "class=\"marker\""));
+		/* Three series, three shapes: a circle, then paths of four
+		 * corners each (a square, a triangle closed on itself). */
+		t_check(count(o.buf, "<circle") == 4 + 1 && count(o.buf, "<path") == 8 + 2,
+			"basic: each series its own marker shape", "%zu circles, "
+			"%zu paths", count(o.buf, "<circle"), count(o.buf, "<path"));
 	}
 	free(o.buf);
 }
@@ -333,7 +340,7 @@ static void test_escaping(void)
 		{ "it's \"quoted\"", 2, x, y, 1, NULL, NULL, NULL, 0, NULL },
 	};
 	struct plot p = { "R&D <memset>", "x > y & y < z", "size \"B\"", "'GB/s'",
-			  AXIS_LINEAR, AXIS_LINEAR, s, 2, NULL, 0, NULL, NULL, 0, 0, 0 };
+			  AXIS_LINEAR, AXIS_LINEAR, s, 2, NULL, 0, NULL, NULL, 0, 0, 0, NULL, 0 };
 	struct out o = render(&p);
 	if (check_doc("escaping", &o)) {
 		t_check(strstr(o.buf, "a &amp; b &lt;c&gt;") != NULL,
@@ -362,7 +369,7 @@ static void test_dropped_points(void)
 		{ "log y", 8, x, ly, 1, NULL, NULL, NULL, 0, NULL },
 	};
 	struct plot p = { "drops", NULL, "size", "GB/s",
-			  AXIS_LOG2_BYTES, AXIS_LINEAR, s, 4, NULL, 0, NULL, NULL, 0, 0, 0 };
+			  AXIS_LOG2_BYTES, AXIS_LINEAR, s, 4, NULL, 0, NULL, NULL, 0, 0, 0, NULL, 0 };
 	struct out o = render(&p);
 	if (check_doc("log2 x drops", &o)) {
 		t_check(count(o.buf, "<polyline") == 2,
@@ -397,7 +404,7 @@ static void test_nothing_to_draw(void)
 		{ "no arrays", 3, NULL, NULL, 0, NULL, NULL, NULL, 0, NULL },
 		{ "non-positive", 3, neg, neg, 0, NULL, NULL, NULL, 0, NULL },
 	};
-	struct plot p = { "t", NULL, "x", "y", AXIS_LINEAR, AXIS_LINEAR, s, 3, NULL, 0, NULL, NULL, 0, 0, 0 };
+	struct plot p = { "t", NULL, "x", "y", AXIS_LINEAR, AXIS_LINEAR, s, 3, NULL, 0, NULL, NULL, 0, 0, 0, NULL, 0 };
 	struct out o = render(&p);
 	t_check(o.rc == -1 && o.len == 0, "nothing to draw: non-finite",
 		"rc %d, %zu bytes written", o.rc, o.len);
@@ -426,7 +433,7 @@ static void test_log2_labels(void)
 	}
 	struct plot_series s[] = { { "memset", 13, x, y, 0, NULL, NULL, NULL, 0, NULL } };
 	struct plot p = { "sizes", NULL, "size", "GB/s",
-			  AXIS_LOG2_BYTES, AXIS_LINEAR, s, 1, NULL, 0, NULL, NULL, 0, 0, 0 };
+			  AXIS_LOG2_BYTES, AXIS_LINEAR, s, 1, NULL, 0, NULL, NULL, 0, 0, 0, NULL, 0 };
 	struct out o = render(&p);
 	if (check_doc("log2 labels", &o)) {
 		t_check(strstr(o.buf, ">1 MiB<") && strstr(o.buf, ">1 GiB<") &&
@@ -455,7 +462,7 @@ static void test_log10_labels(void)
 	double y[] = { 0.05, 0.5, 5, 50, 500, 5000, 50000 };
 	struct plot_series s[] = { { "n", 7, x, y, 0, NULL, NULL, NULL, 0, NULL } };
 	struct plot p = { "decades", NULL, "n", "t",
-			  AXIS_LOG10, AXIS_LOG10, s, 1, NULL, 0, NULL, NULL, 0, 0, 0 };
+			  AXIS_LOG10, AXIS_LOG10, s, 1, NULL, 0, NULL, NULL, 0, 0, 0, NULL, 0 };
 	struct out o = render(&p);
 	if (check_doc("log10", &o))
 		t_check(strstr(o.buf, ">1</text>") && strstr(o.buf, ">1000</text>") &&
@@ -493,7 +500,7 @@ static void test_layouts(void)
 		s[k] = (struct plot_series){ names[k], 6, x, y[k], k % 2, NULL, NULL, NULL, 0, NULL };
 	}
 	struct plot p = { "twenty", "series", "size", "GB/s",
-			  AXIS_LOG2_BYTES, AXIS_LINEAR, s, 20, NULL, 0, NULL, NULL, 0, 0, 0 };
+			  AXIS_LOG2_BYTES, AXIS_LINEAR, s, 20, NULL, 0, NULL, NULL, 0, 0, 0, NULL, 0 };
 	struct out o = render(&p);
 	if (check_doc("20 series", &o)) {
 		int all = 1;
@@ -514,7 +521,7 @@ static void test_layouts(void)
 		{ "nt_avx512", 1, one_x, yb, 1, NULL, NULL, NULL, 0, NULL },
 	};
 	p = (struct plot){ "one point each", NULL, "size", "GB/s",
-			   AXIS_LOG2_BYTES, AXIS_LINEAR, two, 2, NULL, 0, NULL, NULL, 0, 0, 0 };
+			   AXIS_LOG2_BYTES, AXIS_LINEAR, two, 2, NULL, 0, NULL, NULL, 0, 0, 0, NULL, 0 };
 	o = render(&p);
 	if (check_doc("single points", &o))
 		t_check(polyline_points(o.buf, 0) == 1 && polyline_points(o.buf, 1) == 1,
@@ -524,7 +531,7 @@ static void test_layouts(void)
 
 	double lx[] = { -50, 0, 50 }, ly[] = { -3.25, 0.01, 7 };
 	struct plot_series neg[] = { { NULL, 3, lx, ly, 0, NULL, NULL, NULL, 0, NULL } };
-	p = (struct plot){ NULL, NULL, NULL, NULL, AXIS_LINEAR, AXIS_LINEAR, neg, 1, NULL, 0, NULL, NULL, 0, 0, 0 };
+	p = (struct plot){ NULL, NULL, NULL, NULL, AXIS_LINEAR, AXIS_LINEAR, neg, 1, NULL, 0, NULL, NULL, 0, 0, 0, NULL, 0 };
 	o = render(&p);
 	check_doc("negative, no text", &o);
 	free(o.buf);
@@ -544,7 +551,7 @@ static void test_locale(void)
 	};
 	double x[] = { 1.5, 2.25, 3.125 }, y[] = { 0.1, 0.35, 0.2 };
 	struct plot_series s[] = { { "frac", 3, x, y, 0, NULL, NULL, NULL, 0, NULL } };
-	struct plot p = { "t", NULL, "x", "y", AXIS_LINEAR, AXIS_LINEAR, s, 1, NULL, 0, NULL, NULL, 0, 0, 0 };
+	struct plot p = { "t", NULL, "x", "y", AXIS_LINEAR, AXIS_LINEAR, s, 1, NULL, 0, NULL, NULL, 0, 0, 0, NULL, 0 };
 	struct out c = render(&p), again = render(&p);
 	t_check(c.rc == 0 && again.len == c.len && !memcmp(c.buf, again.buf, c.len),
 		"same plot, same bytes", "outputs differ");
@@ -595,49 +602,108 @@ static void test_checkers(void)
 		"checker: coordinates outside caught", "missed one");
 }
 
-/* The stroke colour of the n-th polyline, or "". */
-static const char *polyline_colour(const char *doc, size_t n)
+/* The stroke and dash of the polyline at p, as "colour dash" ("colour -"
+ * when solid), into buf. */
+static const char *polyline_style(const char *p, char *buf, size_t len)
 {
-	static char c[16];
-	const char *p = doc;
-	c[0] = '\0';
-	for (size_t i = 0; p && i <= n; i++)
-		p = strstr(i ? p + 1 : p, "<polyline");
-	if (p && (p = strstr(p, "stroke=\"")) && sscanf(p, "stroke=\"%15[^\"]", c) != 1)
-		c[0] = '\0';
-	return c;
+	char c[16] = "", d[24] = "-";
+	const char *end = strchr(p, '>');
+	const char *st = strstr(p, " stroke=\""), *da = strstr(p, "stroke-dasharray=\"");
+	if (st && st < end)
+		sscanf(st, " stroke=\"%15[^\"]", c);
+	if (da && da < end)
+		sscanf(da, "stroke-dasharray=\"%23[^\"]", d);
+	snprintf(buf, len, "%s %s", c, d);
+	return buf;
 }
 
-/* Eighteen lines, as a bench plot has on a large x86 CPU, and twenty:
- * every line its own colour. */
+/* The forty colours and shapes of n series; a few of them ask for a
+ * colour of their own, two of them the same one (in either case), and
+ * one a colour the palette has: the first to ask keeps it, the others
+ * get one no line has.  Every line's (colour, dash) its own, up to 40. */
 static void test_distinct_colours(void)
 {
-	double x[3] = {1, 2, 3}, y[20][3];
-	char names[20][16];
-	struct plot_series s[20];
-	for (int k = 0; k < 20; k++) {
+	enum { MAXN = 40 };
+	double x[3] = {1, 2, 3}, y[MAXN][3];
+	char names[MAXN][16];
+	struct plot_series s[MAXN];
+	for (int k = 0; k < MAXN; k++) {
 		for (int i = 0; i < 3; i++)
 			y[k][i] = k + i;
 		snprintf(names[k], sizeof names[k], "f%d", k);
 		s[k] = (struct plot_series){.name = names[k], .count = 3, .x = x,
 					    .y = y[k], .dashed = k % 3 == 0};
 	}
-	for (size_t n = 18; n <= 20; n += 2) {
+	s[2].colour = "#1f77b4";    /* the palette's first */
+	s[5].colour = "#123456";
+	s[9].colour = "#123456";    /* taken by f5 */
+	s[11].colour = "#1F77B4";   /* taken by f2 */
+	for (size_t n = 18; n <= MAXN; n += n < 20 ? 2 : 20) {
 		struct plot p = {.title = "colours", .x_scale = AXIS_LINEAR,
 				 .y_scale = AXIS_LINEAR, .series = s, .nseries = n};
 		struct out o = render(&p);
-		char name[64], colours[20][16];
+		char name[80], styles[MAXN][48], why[200] = "";
 		int distinct = o.rc == 0;
+		const char *at = o.buf;
 		for (size_t k = 0; distinct && k < n; k++) {
-			snprintf(colours[k], sizeof colours[k], "%s", polyline_colour(o.buf, k));
-			distinct = colours[k][0] == '#';
+			at = strstr(at + 1, "<polyline");
+			distinct = at != NULL;
+			if (!distinct)
+				break;
+			polyline_style(at, styles[k], sizeof styles[k]);
+			distinct = styles[k][0] == '#';
 			for (size_t j = 0; distinct && j < k; j++)
-				distinct = strcmp(colours[j], colours[k]) != 0;
+				if (!strncasecmp(styles[j], styles[k], 7)) {
+					distinct = 0;
+					snprintf(why, sizeof why, "f%zu and f%zu: %.47s", j, k,
+						 styles[k]);
+				}
 		}
-		snprintf(name, sizeof name, "%zu series: every line its own colour", n);
-		t_check(distinct, name, "rc %d", o.rc);
+		snprintf(name, sizeof name, "%zu series: every line its own colour "
+			 "(and so its own colour and dash)", n);
+		t_check(distinct, name, "rc %d %s", o.rc, why);
+		snprintf(name, sizeof name, "%zu series: a fixed colour kept by the "
+			 "first series to ask for it", n);
+		t_check(!strncmp(styles[2], "#1f77b4", 7) && !strncmp(styles[5], "#123456", 7),
+			name, "f2 %s, f5 %s", styles[2], styles[5]);
 		free(o.buf);
 	}
+}
+
+/* A key of notes under the plot: a row each, name and text, the image
+ * as wide as the longest and taller by the rows; the plot area above
+ * it. */
+static void test_notes(void)
+{
+	double x[2] = {1, 2}, y[2] = {3, 4};
+	struct plot_series s = {.name = "safe", .count = 2, .x = x, .y = y};
+	static const char long_text[] = "a note much longer than the image is wide "
+		"at first, so that the image has to grow to hold it whole, as a "
+		"long description of a function would";
+	struct plot_note notes[2] = {{"safe", "the call that survives a bad page"},
+				     {"safe_unblocked", long_text}};
+	struct plot p = {.title = "key", .x_scale = AXIS_LINEAR, .y_scale = AXIS_LINEAR,
+			 .series = &s, .nseries = 1, .caption = "the caption"};
+	struct out plain = render(&p);
+	p.notes = notes;
+	p.nnotes = 2;
+	struct out keyed = render(&p);
+	if (check_doc("notes", &keyed) && plain.rc == 0) {
+		double w0 = attr(strstr(plain.buf, "<svg"), "width"),
+		       h0 = attr(strstr(plain.buf, "<svg"), "height"),
+		       w = attr(strstr(keyed.buf, "<svg"), "width"),
+		       h = attr(strstr(keyed.buf, "<svg"), "height");
+		const char *cap = strstr(keyed.buf, ">the caption<");
+		const char *a = strstr(keyed.buf, ">safe_unblocked<");
+		const char *b = a ? strstr(a, long_text) : NULL;
+		t_check(cap && a && b && cap < a &&
+			strstr(keyed.buf, ">the call that survives a bad page<") &&
+			w > w0 && w >= (double)strlen(long_text) * 7 && h > h0 + 2 * 14,
+			"notes: a row each under the caption, the image wider and "
+			"taller for them", "w %g (%g), h %g (%g)", w, w0, h, h0);
+	}
+	free(plain.buf);
+	free(keyed.buf);
 }
 
 /* Bars from lo to hi at each point, taken into the y range; a band as a
@@ -855,6 +921,7 @@ int main(void)
 	test_bench_promises();
 	test_checkers();
 	test_distinct_colours();
+	test_notes();
 	test_bars_and_bands();
 	test_panels();
 	test_basic();

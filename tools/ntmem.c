@@ -1,9 +1,11 @@
 /* ntmem.c - the ntmem command: dispatch to a subcommand. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "output/cli.h"
 #include "commands.h"
+#include "introspect.h"
 #include "measure/emulation.h"
 #include "ntmem.h"
 
@@ -12,13 +14,14 @@ static const struct command {
 	int (*run)(int argc, char **argv);
 	const char *summary;
 	int measures;  /* describes or times the machine */
+	int lists_ignored;  /* its output lists the ignored settings itself */
 } commands[] = {
-	{"info", cmd_info, "CPU features, variants, and the policy in effect", 1},
-	{"bench", cmd_bench, "memset/memcpy bandwidth of every variant", 1},
-	{"calibrate", cmd_calibrate, "measure every variant, fit and write the ladders", 1},
-	{"pollution", cmd_pollution, "what each method costs everyone else's cache", 1},
-	{"populate", cmd_populate, "fault in a fresh mapping on several threads", 1},
-	{"run", cmd_run, "run a program with the memset/memcpy shim preloaded", 0},
+	{"info", cmd_info, "CPU features, variants, and the policy in effect", 1, 1},
+	{"bench", cmd_bench, "memset/memcpy bandwidth of every variant", 1, 0},
+	{"calibrate", cmd_calibrate, "measure every variant, fit and write the ladders", 1, 0},
+	{"pollution", cmd_pollution, "what each method costs everyone else's cache", 1, 0},
+	{"populate", cmd_populate, "fault in a fresh mapping on several threads", 1, 0},
+	{"run", cmd_run, "run a program with the memset/memcpy shim preloaded", 0, 0},
 };
 
 static void usage(FILE *f)
@@ -47,6 +50,28 @@ static void note_emulation(const struct command *c)
 			"meaningful\n", why);
 }
 
+/* The items of NTMEM_TUNABLES that libntmem ignores, on stderr, once,
+ * before the command runs: a typo there would otherwise change nothing
+ * and say nothing (ntmem info lists them).  A trial policy from the
+ * variable alone, without the profile, holds its notes and no others;
+ * run's programs read the same variable. */
+static void note_ignored_tunables(const struct command *c)
+{
+	static struct policy trial;  /* large */
+	const char *text = getenv("NTMEM_TUNABLES");
+	const char *prefix = "NTMEM_TUNABLES: ";
+	if (c->lists_ignored || !text || !*text)
+		return;
+	ntm_policy_build(&trial, ntm_cpu(), text, NULL);
+	for (int i = 0; i < trial.note_count; i++) {
+		const char *note = trial.notes[i];
+		if (!strncmp(note, prefix, strlen(prefix)))
+			fprintf(stderr, "ntmem: %s (ignored)\n", note);
+		else  /* the count of those that did not fit */
+			fprintf(stderr, "ntmem: %s%s\n", prefix, note);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
@@ -66,6 +91,7 @@ int main(int argc, char **argv)
 		if (!strcmp(cmd, commands[i].name)) {
 			cli_command = commands[i].name;
 			note_emulation(&commands[i]);
+			note_ignored_tunables(&commands[i]);
 			return commands[i].run(argc - 1, argv + 1);
 		}
 	cli_usage_error("unknown command '%s'", cmd);

@@ -8,15 +8,26 @@
 #include "policy.h"
 #include "registry.h"
 
+/* The count the last note holds once the list is full ("3 more ..."). */
+static unsigned more_noted(const char *note)
+{
+	unsigned n = 0;
+	while (*note >= '0' && *note <= '9')
+		n = n * 10 + (unsigned)(*note++ - '0');
+	return n;
+}
+
 void ntm_policy_note(struct policy *p, const char *fmt, ...)
 {
-	if (p->note_count >= NTM_MAX_NOTES)
-		return;
-	if (p->note_count == NTM_MAX_NOTES - 1) {
-		/* Say that the list is cut, rather than cut it silently. */
-		snprintf(p->notes[p->note_count++], NTM_NOTE_LEN,
-			 "more settings were ignored; only the first %d are listed",
+	if (p->note_count >= NTM_MAX_NOTES - 1) {
+		/* The last slot counts the notes that did not fit, rather
+		 * than cut the list silently. */
+		char *last = p->notes[NTM_MAX_NOTES - 1];
+		unsigned more = 1 + (p->note_count == NTM_MAX_NOTES ? more_noted(last) : 0);
+		snprintf(last, NTM_NOTE_LEN, "%u more setting%s ignored; only the "
+			 "first %d are listed", more, more == 1 ? " was" : "s were",
 			 NTM_MAX_NOTES - 1);
+		p->note_count = NTM_MAX_NOTES;
 		return;
 	}
 	va_list ap;

@@ -38,14 +38,33 @@ static const struct tunable_key {
 };
 
 #define NKEYS (sizeof keys / sizeof keys[0])
-#define MAX_ITEMS 64
+/* The longest text read: what the policy keeps of it (p->tunables). */
+#define NTM_TUNABLES_TEXT sizeof(((struct policy *)0)->tunables)
 
-/* Is key given anywhere in items[0..n)? */
-static int item_named(char *const *items, size_t n, const char *key)
+/* The text is split in place at its commas: its items lie end to end in
+ * [buf, end), each ended by a '\0', and the walk skips the empty ones.
+ * Every item is read, however many there are: only the text's length is
+ * bounded (and noted when exceeded). */
+struct items {
+	char *buf;
+	const char *end;    /* where the text's own '\0' is */
+};
+
+/* The first item after s (NULL: the first of all), or NULL. */
+static char *next_item(const struct items *it, char *s)
+{
+	for (s = s ? s + strlen(s) + 1 : it->buf; s < it->end; s += strlen(s) + 1)
+		if (*s)
+			return s;
+	return NULL;
+}
+
+/* Is key given anywhere in the items? */
+static int item_named(const struct items *it, const char *key)
 {
 	size_t len = strlen(key);
-	for (size_t i = 0; i < n; i++)
-		if (!strncmp(items[i], key, len) && items[i][len] == '=')
+	for (char *s = next_item(it, NULL); s; s = next_item(it, s))
+		if (!strncmp(s, key, len) && s[len] == '=')
 			return 1;
 	return 0;
 }
@@ -131,17 +150,16 @@ static int apply_key(struct policy *p, const struct tunable_key *k,
 	return 0;
 }
 
-/* Join items[i] and the '='-less items after it (a ladder's further
- * rungs) into buf.  Returns the index of the last item used. */
-static size_t join_ladder(char *const *items, size_t n, size_t i, char *buf,
-			  size_t len)
+/* Join item s's value and the '='-less items after it (a ladder's
+ * further rungs) into buf.  Returns the last item used. */
+static char *join_ladder(const struct items *it, char *s, char *buf, size_t len)
 {
-	snprintf(buf, len, "%s", strchr(items[i], '=') + 1);
-	while (i + 1 < n && !strchr(items[i + 1], '=')) {
+	snprintf(buf, len, "%s", strchr(s, '=') + 1);
+	for (char *next; (next = next_item(it, s)) && !strchr(next, '='); s = next) {
 		size_t used = strlen(buf);
-		snprintf(buf + used, len - used, ",%s", items[++i]);
+		snprintf(buf + used, len - used, ",%s", next);
 	}
-	return i;
+	return s;
 }
 
 /* shim_width=sse2|avx2|avx512: the preloaded shim's entry width, at most
@@ -252,56 +270,52 @@ int ntm_tunables_family_only(const char *text)
 	return 0;
 }
 
+/* One item (a ladder's with its further rungs, up to the one returned):
+ * applied, or noted with the reason. */
+static char *apply_item(struct policy *p, const struct items *it, char *s)
+{
+	char *eq = strchr(s, '=');
+	if (!eq) {
+		ntm_policy_note(p, "NTMEM_TUNABLES: '%s': expected key=value", s);
+		return s;
+	}
+	char key[64], value[NTM_TUNABLES_TEXT], why[NTM_NOTE_LEN - 96];
+	snprintf(key, sizeof key, "%.*s", (int)(eq - s), s);
+	const struct tunable_key *k = NULL;
+	for (size_t j = 0; j < NKEYS; j++)
+		if (!strcmp(keys[j].name, key))
+			k = &keys[j];
+	if (k && k->kind == KEY_LADDER)
+		s = join_ladder(it, s, value, sizeof value);
+	else
+		snprintf(value, sizeof value, "%s", eq + 1);
+	if (!k && apply_other_key(p, key, value))
+		return s;
+	if (!k) {
+		ntm_policy_note(p, "NTMEM_TUNABLES: unknown key '%s'", key);
+		return s;
+	}
+	unsigned classes = k->classes;
+	if (k->specific && item_named(it, k->specific))
+		classes &= ~NONZERO;
+	if (apply_key(p, k, classes, value, why, sizeof why))
+		ntm_policy_note(p, "NTMEM_TUNABLES: %s=%s: %s", key, value, why);
+	return s;
+}
+
 void ntm_apply_tunables(struct policy *p, const char *text)
 {
-	char copy[1024];
-	if (strlen(text) >= sizeof copy) {
+	char copy[NTM_TUNABLES_TEXT];
+	size_t len = strlen(text);
+	if (len >= sizeof copy) {
 		ntm_policy_note(p, "NTMEM_TUNABLES: longer than %zu bytes",
 				sizeof copy - 1);
 		return;
 	}
-	strcpy(copy, text);
-	char *items[MAX_ITEMS];
-	size_t n = 0;
-	for (char *s = copy; n < MAX_ITEMS;) {
-		char *comma = strchr(s, ',');
-		if (comma)
-			*comma = '\0';
-		if (*s)
-			items[n++] = s;
-		if (!comma)
-			break;
-		s = comma + 1;
-	}
-
-	for (size_t i = 0; i < n; i++) {
-		char *eq = strchr(items[i], '=');
-		if (!eq) {
-			ntm_policy_note(p, "NTMEM_TUNABLES: '%s': expected key=value",
-					items[i]);
-			continue;
-		}
-		char key[64], value[512], why[NTM_NOTE_LEN - 96];
-		snprintf(key, sizeof key, "%.*s", (int)(eq - items[i]), items[i]);
-		const struct tunable_key *k = NULL;
-		for (size_t j = 0; j < NKEYS; j++)
-			if (!strcmp(keys[j].name, key))
-				k = &keys[j];
-		if (k && k->kind == KEY_LADDER)
-			i = join_ladder(items, n, i, value, sizeof value);
-		else
-			snprintf(value, sizeof value, "%s", eq + 1);
-		if (!k && apply_other_key(p, key, value))
-			continue;
-		if (!k) {
-			ntm_policy_note(p, "NTMEM_TUNABLES: unknown key '%s'", key);
-			continue;
-		}
-		unsigned classes = k->classes;
-		if (k->specific && item_named(items, n, k->specific))
-			classes &= ~NONZERO;
-		if (apply_key(p, k, classes, value, why, sizeof why))
-			ntm_policy_note(p, "NTMEM_TUNABLES: %s=%s: %s", key, value,
-					why);
-	}
+	memcpy(copy, text, len + 1);
+	for (char *c = copy; (c = strchr(c, ',')); c++)
+		*c = '\0';
+	struct items it = {copy, copy + len};
+	for (char *s = next_item(&it, NULL); s; s = next_item(&it, s))
+		s = apply_item(p, &it, s);
 }

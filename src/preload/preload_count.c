@@ -173,46 +173,58 @@ const union shim_route ntm_shim_counted[SHIM_FUNCTIONS] = {
 /* The record file                                                     */
 /* ------------------------------------------------------------------ */
 
-/* The report directory must be the caller's own and closed to others:
- * otherwise another user could plant or read records. */
-static int trusted_dir(const char *path)
+/* The report directory, opened for one process's record or marker and
+ * closed again: what the path leads to must be a directory (not a
+ * symbolic link) of this user's, closed to others, or a directory put in
+ * its place could be written to.  Every file is then made through the
+ * descriptor, never by a path that could since lead elsewhere.  A
+ * descriptor, or -1 with errno (ENOTDIR or ELOOP for a link, EPERM for
+ * a directory not ours). */
+static int open_report_dir(void)
 {
 	struct stat st;
-	return path[0] == '/' && lstat(path, &st) == 0 && S_ISDIR(st.st_mode) &&
-	       st.st_uid == geteuid() && !(st.st_mode & 077);
+	int fd = open(report_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) || st.st_uid != geteuid() || (st.st_mode & 077)) {
+		close(fd);
+		errno = EPERM;
+		return -1;
+	}
+	return fd;
 }
 
 /* The name of this process's entry seq in the report directory: its
  * record (NTM_RECORD_SUFFIX) or its marker (NTM_LOST_SUFFIX). */
-static void entry_name(char *path, size_t len, unsigned seq, const char *suffix)
+static void entry_name(char *name, size_t len, unsigned seq, const char *suffix)
 {
-	snprintf(path, len, "%s/%ld-%u%s", report_dir, (long)getpid(), seq, suffix);
+	snprintf(name, len, "%ld-%u%s", (long)getpid(), seq, suffix);
 }
 
-/* Has this process a marker numbered seq (a fork child's, before it
- * exec'd the program now starting)? */
-static int marker_at(unsigned seq)
+/* Has this process an entry numbered seq with suffix in dir (a fork
+ * child's marker, before it exec'd the program now starting)? */
+static int entry_at(int dir, unsigned seq, const char *suffix)
 {
-	char path[PATH_MAX + 64];
+	char name[64];
 	struct stat st;
-	entry_name(path, sizeof path, seq, NTM_LOST_SUFFIX);
-	return lstat(path, &st) == 0;
+	entry_name(name, sizeof name, seq, suffix);
+	return fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) == 0;
 }
 
-/* A new, zeroed record named after this process, mapped shared, its
- * blocks reserved up front (a store to an unbacked page of a full file
- * system would raise SIGBUS in the program); NULL with errno if any step
- * fails. */
-static struct ntm_record *record_create(void)
+/* A new, zeroed record in dir named after this process, mapped shared,
+ * its blocks reserved up front (a store to an unbacked page of a full
+ * file system would raise SIGBUS in the program); NULL with errno if any
+ * step fails. */
+static struct ntm_record *record_create(int dir)
 {
-	char path[PATH_MAX + 64];
+	char name[64];
 	int fd = -1;
 	for (unsigned seq = 0; fd < 0 && seq < 1000; seq++) {
-		if (marker_at(seq))
+		if (entry_at(dir, seq, NTM_LOST_SUFFIX))
 			continue;
-		entry_name(path, sizeof path, seq, NTM_RECORD_SUFFIX);
-		fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW,
-			  0600);
+		entry_name(name, sizeof name, seq, NTM_RECORD_SUFFIX);
+		fd = openat(dir, name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC |
+				       O_NOFOLLOW, 0600);
 		if (fd < 0 && errno != EEXIST)
 			return NULL;
 	}
@@ -227,7 +239,7 @@ static struct ntm_record *record_create(void)
 	}
 	close(fd);
 	if (map == MAP_FAILED) {
-		unlink(path);
+		unlinkat(dir, name, 0);
 		errno = err;
 		return NULL;
 	}
@@ -238,21 +250,62 @@ static struct ntm_record *record_create(void)
 /* A process without a record                                          */
 /* ------------------------------------------------------------------ */
 
-/* Say in the report directory that this process has no record, and why:
- * a marker (record.h, NTM_LOST_SUFFIX) at the first number no record or
- * marker of this pid has.  Only a short symbolic link: no descriptor, no
- * data block.  0, or -1 when not even that can be made. */
-static int leave_marker(int err)
+/* Is the report directory, by its path, a directory of this user's
+ * closed to others (as open_report_dir() asks, without a descriptor)? */
+static int report_dir_ours(void)
 {
-	char path[PATH_MAX + 64], record_path[PATH_MAX + 64], target[32];
 	struct stat st;
+	return !lstat(report_dir, &st) && S_ISDIR(st.st_mode) &&
+	       st.st_uid == geteuid() && !(st.st_mode & 077);
+}
+
+/* Make the marker name, to target, in dir, or with dir -1 (no
+ * descriptor was left to open it by) by its path, once
+ * report_dir_ours(): a marker needs no descriptor, and ntmem run takes
+ * only a record directory whose path no other user can change. */
+static int make_marker(int dir, const char *name, const char *target)
+{
+	char path[PATH_MAX + 64];
+	if (dir >= 0)
+		return symlinkat(target, dir, name);
+	if (!report_dir_ours()) {
+		errno = EPERM;
+		return -1;
+	}
+	snprintf(path, sizeof path, "%s/%s", report_dir, name);
+	return symlink(target, path);
+}
+
+/* Has this process a record numbered seq, by dir or, without it, by the
+ * path? */
+static int record_at(int dir, unsigned seq)
+{
+	char name[64], path[PATH_MAX + 64];
+	struct stat st;
+	if (dir >= 0)
+		return entry_at(dir, seq, NTM_RECORD_SUFFIX);
+	entry_name(name, sizeof name, seq, NTM_RECORD_SUFFIX);
+	snprintf(path, sizeof path, "%s/%s", report_dir, name);
+	return lstat(path, &st) == 0;
+}
+
+/* Say in the report directory dir that this process has no record, and
+ * why (err): a marker (record.h, NTM_LOST_SUFFIX) at the first number no
+ * record or marker of this pid has.  Only a short symbolic link: no data
+ * block, and no descriptor (make_marker), for when none is left (dir -1
+ * and err EMFILE or ENFILE; any other dir -1: no directory to make it
+ * in).  0, or -1 when not even that can be made. */
+static int leave_marker(int dir, int err)
+{
+	char name[64], target[32];
+	if (dir < 0 && err != EMFILE && err != ENFILE)
+		return -1;
 	snprintf(target, sizeof target, NTM_LOST_PREFIX "%d", err);
 	for (unsigned seq = 0; seq < 1000; seq++) {
-		entry_name(record_path, sizeof record_path, seq, NTM_RECORD_SUFFIX);
-		if (lstat(record_path, &st) == 0)
+		if (record_at(dir, seq))
 			continue;
-		entry_name(path, sizeof path, seq, NTM_LOST_SUFFIX);
-		if (!symlink(target, path))
+		entry_name(name, sizeof name, seq, NTM_LOST_SUFFIX);
+		if (!make_marker(dir, name, target))
 			return 0;
 		if (errno != EEXIST)
 			return -1;
@@ -262,13 +315,28 @@ static int leave_marker(int err)
 
 /* This process could make no record (err says why): a marker, else, in
  * a fork child, a count in the parent's record, which the child still
- * maps: shared, so the count reaches the parent's file. */
-static void record_failed(struct ntm_record *parent, int err)
+ * maps: shared, so the count reaches the parent's file.  A path that no
+ * longer leads to a directory of this user's (moved, or a link put in its
+ * place) takes no marker: the count is all. */
+static void record_failed(struct ntm_record *parent, int dir, int err)
 {
-	if (!leave_marker(err) || !parent)
+	if (!leave_marker(dir, err) || !parent)
 		return;
 	__atomic_fetch_add(&parent->lost_children, 1, __ATOMIC_RELAXED);
 	__atomic_store_n(&parent->lost_errno, err, __ATOMIC_RELAXED);
+}
+
+/* This process's record in the report directory, or NULL having said
+ * why it has none (record_failed). */
+static struct ntm_record *record_open(struct ntm_record *parent)
+{
+	int dir = open_report_dir();
+	struct ntm_record *r = dir >= 0 ? record_create(dir) : NULL;
+	if (!r)
+		record_failed(parent, dir, errno);
+	if (dir >= 0)
+		close(dir);
+	return r;
 }
 
 /* The line "ntmem info" gives as the policy's sources.  The record's
@@ -358,10 +426,9 @@ static void describe(struct ntm_record *r, const struct policy *p)
 static void start_child_record(void)
 {
 	int saved = errno;  /* the program's, after its fork() */
-	struct ntm_record *parent = record, *r = record_create();
+	struct ntm_record *parent = record, *r = record_open(parent);
 	__atomic_store_n(&record, r, __ATOMIC_RELAXED);
 	if (!r) {
-		record_failed(parent, errno);
 		ntm_shim_route_all(NULL);
 		errno = saved;
 		return;
@@ -382,16 +449,17 @@ static void start_child_record(void)
 
 int ntm_shim_report_setup(void)
 {
+	/* Absolute, and no '/' at the end, after which a link would be
+	 * followed whatever O_NOFOLLOW says. */
 	const char *dir = secure_getenv(NTM_REPORT_ENV);
-	if (!dir || strlen(dir) >= sizeof report_dir || !trusted_dir(dir))
+	if (!dir || dir[0] != '/' || dir[strlen(dir) - 1] == '/' ||
+	    strlen(dir) >= sizeof report_dir)
 		return 0;
 	const struct policy *p = ntm_policy_for_report();  /* the report describes it */
 	snprintf(report_dir, sizeof report_dir, "%s", dir);
-	struct ntm_record *r = record_create();
+	struct ntm_record *r = record_open(NULL);
 	if (r)
 		describe(r, p);
-	else
-		record_failed(NULL, errno);
 	/* Children try for records of their own, even where this process
 	 * could make none. */
 	if (pthread_atfork(NULL, NULL, start_child_record)) {

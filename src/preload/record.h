@@ -41,7 +41,11 @@ enum shim_fn {
 enum { SHIM_SET_FUNCTIONS = 0 NTM_SHIM_SET_FUNCTIONS(NTM_SHIM_ONE) };
 
 /* The environment variable by which ntmem run names the report
- * directory: a directory of the caller's own, closed to everyone else. */
+ * directory: a directory of the caller's own, closed to everyone else.
+ * The shim opens it without following a link at its end, takes it only
+ * so (else the process keeps no record: a marker, or its parent's count
+ * of lost children, says so), and makes its files through the
+ * descriptor. */
 #define NTM_REPORT_ENV "NTMEM_PRELOAD_REPORT"
 
 #define NTM_RECORD_MAGIC "ntmrec4"  /* changes with the layout */

@@ -22,6 +22,10 @@
 /* Auto loops: bench's timed runs last about 20 ms, long enough that a
  * burst of noise on a shared host averages out even at 64 KiB. */
 #define BENCH_MIN_RUN_NS 20000000
+/* The summary ranks methods and compares auto with them only from this
+ * many runs: a difference is judged against the runs' spread, which one
+ * run does not have and two barely sketch. */
+#define BENCH_MIN_JUDGED_RUNS 3
 
 struct bench_skip {
 	char what[48];   /* a function name or a size */
@@ -122,10 +126,18 @@ void bench_print_csv(const struct bench_opts *o);
 struct json;
 void bench_skipped_json(struct json *j, const struct bench_opts *o);
 /* The table's last lines (bench_summary.c): per thread count, the fastest
- * method over each range of sizes, and auto against glibc, from o's
- * results alone.  Its first line starts "# summary"; nothing when there
- * is no method to compare. */
+ * method over each range of sizes with every method level with it (or,
+ * from fewer than BENCH_MIN_JUDGED_RUNS runs, the highest mean alone),
+ * and auto against glibc, from o's results alone.  Its first line starts
+ * "# summary", its sections "# memset" or "# memcpy" (after "# on N
+ * threads" where threads vary); nothing when there is no method. */
 void bench_print_summary(const struct bench_opts *o, FILE *f);
+/* Under a table (the grid's or --mix's): a line per function of the run
+ * saying what it is, headed "# functions". */
+void bench_print_function_key(const struct bench_opts *o, FILE *f);
+/* A comment line of the table kept under 80 columns: text after lead,
+ * broken at spaces, each further line a "#" padded to indent columns. */
+void bench_put_wrapped(FILE *f, const char *lead, int indent, const char *text);
 /* "0x00 written", "source of random bytes": what the run wrote. */
 void bench_value_text(const struct bench_opts *o, char *buf, size_t len);
 /* The page backing obtained, if the same for every size. */

@@ -91,6 +91,7 @@ void bench_mix_print_table(const struct bench_opts *o,
 			       r->ns.median, r->gbps.median, ratio, wins);
 		}
 	}
+	bench_print_function_key(o, stdout);
 	for (size_t i = 0; i < o->nskipped; i++)
 		printf("%s# skipped %s: %s\n", i ? "" : "\n", o->skipped[i].what,
 		       o->skipped[i].why);

@@ -5,10 +5,11 @@
  * What the picture promises: a point at every size measured, on a
  * labelled grid line (ticks at the sizes measured, not at round ones);
  * each function one colour, the same in the memset and the memcpy plot
- * (a fixed table by name, rep stosb's and rep movsb's one colour); auto
- * and glibc drawn widest, over the rest; a line dashed where the function
- * streams at that size, auto and glibc included (from what they ran at
- * each size), solid where it does not. */
+ * (a fixed table by name, rep stosb's and rep movsb's one colour), no
+ * two lines of a plot one colour; auto and glibc drawn widest, over the
+ * rest; a line dashed where the function streams at that size, auto and
+ * glibc included (from what they ran at each size), solid where it does
+ * not; and under it all a key of what each function is. */
 #include <stdio.h>
 #include <string.h>
 
@@ -19,7 +20,9 @@
  * the cached ones blues, greens and browns, the streaming ones oranges,
  * purples and pinks.  Names of the same method in memset and memcpy
  * (stosb and movsb) and across architectures (neon, stnp, dc_zva) share
- * a row. */
+ * a row; every other row has a colour of its own, so that no two lines
+ * of one plot share one (a name not here takes a colour of the plot's
+ * palette that no line has, svg.h). */
 static const struct {
 	const char *names[3];
 	const char *colour;
@@ -33,7 +36,11 @@ static const struct {
 	{{"vec_avx512"}, "#8c564b"},
 	{{"portable"}, "#7f7f7f"},
 	{{"nt_sse2"}, "#ff7f0e"},
+	{{"nt_sse2_pages"}, "#b15928"},
+	{{"nt_sse2_ahead"}, "#00bfff"},
 	{{"nt_avx", "stnp"}, "#9467bd"},
+	{{"nt_avx_pages"}, "#5e3c99"},
+	{{"nt_avx_ahead"}, "#1b9e77"},
 	{{"nt_avx512"}, "#e377c2"},
 	{{"movnti"}, "#b8860b"},
 	{{"movdir64b"}, "#000080"},
@@ -65,6 +72,7 @@ struct points {
 	int streams[SERIES_MAX][BENCH_MAX_SIZES];
 	char names[SERIES_MAX][48];
 	struct plot_series series[SERIES_MAX];
+	struct plot_note notes[BENCH_MAX_FNS];
 	double sizes[BENCH_MAX_SIZES];
 	size_t nsizes;
 };
@@ -193,6 +201,9 @@ int bench_write_plot(const struct bench_opts *o, const struct machine *m,
 	for (size_t k = 0; k < nseries; k++)
 		gbps_series(o, &pt, k, &o->fns[k % o->nfns], o->threads[k / o->nfns]);
 	size_t nratio = ratio_series(o, &pt, nseries, bands, band);
+	/* The key: what each function is. */
+	for (size_t i = 0; i < o->nfns; i++)
+		pt.notes[i] = (struct plot_note){o->fns[i].name, o->fns[i].description};
 
 	char title[64], subtitle[512], value[64], caption[256], title2[64];
 	const char *op = o->op == NTMEM_OP_SET ? "memset" : "memcpy";
@@ -217,5 +228,9 @@ int bench_write_plot(const struct bench_opts *o, const struct machine *m,
 			    "fastest run; dashed: auto streams at that size",
 		 .x_marks = pt.sizes, .nx_marks = pt.nsizes},
 	};
+	/* The key under the last panel, so that the two panels stay
+	 * together. */
+	p[nratio ? 1 : 0].notes = pt.notes;
+	p[nratio ? 1 : 0].nnotes = o->nfns;
 	return svg_plots(f, p, nratio ? 2 : 1);
 }

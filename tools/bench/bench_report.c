@@ -82,6 +82,19 @@ static void print_learned(const struct bench_opts *o)
 		       "no rival)\n");
 }
 
+/* Names such as safe_unblocked say little to someone who has not read
+ * ntmem(3): the tables say what each function is. */
+void bench_print_function_key(const struct bench_opts *o, FILE *f)
+{
+	fprintf(f, "\n# functions (ntmem bench %s -f help lists every one):\n",
+		op_name(o));
+	for (size_t i = 0; i < o->nfns; i++) {
+		char lead[32];
+		snprintf(lead, sizeof lead, "#   %-14s ", o->fns[i].name);
+		bench_put_wrapped(f, lead, (int)strlen(lead), o->fns[i].description);
+	}
+}
+
 void bench_print_table(const struct bench_opts *o, const struct machine *m)
 {
 	char value[64], chunk[32], s[32];
@@ -154,6 +167,7 @@ void bench_print_table(const struct bench_opts *o, const struct machine *m)
 		printf("\n# ~ noisy: the runs' stdev is over %.0f%% of their median, so a\n"
 		       "#   difference of that order may be chance: run again, or with "
 		       "more --runs\n", NOISE_LIMIT * 100);
+	bench_print_function_key(o, stdout);
 	for (size_t i = 0; i < o->nskipped; i++)
 		printf("%s# skipped %s: %s\n", i ? "" : "\n", o->skipped[i].what,
 		       o->skipped[i].why);

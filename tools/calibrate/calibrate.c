@@ -40,11 +40,11 @@ static void usage(FILE *f)
 		"values and memcpy: which variant serves which sizes.  Where the fit\n"
 		"and the built-in ladder differ, time the two against each other in\n"
 		"two rounds: the fit replaces the built-in ladder only where it wins\n"
-		"both by more than their spread.  Write the result to the profile\n"
-		"libntmem reads.\n"
+		"both by more than their spread and by at least 3%%.  Write the\n"
+		"result to the profile libntmem reads.\n"
 		"\n"
 		"Options:\n"
-		"      --quick          256 B-256 MiB, every 4x, 3 runs; about 30 s on\n"
+		"      --quick          256 B-256 MiB, every 4x, 3 runs; about 40 s on\n"
 		"                       2 cores\n"
 		"      --thorough       64 B-4 GiB, 9 runs each; several minutes\n"
 		"                       (default: 64 B-1 GiB, every 2x, 5 runs; a minute\n"
@@ -55,6 +55,9 @@ static void usage(FILE *f)
 		"                       libntmem reads; see ntmem info)\n"
 		"      --system         write the system-wide profile (%s), which\n"
 		"                       serves every user without one of their own\n"
+		"      --undo           measure nothing: remove the profile calibrate\n"
+		"                       writes (the user's; with --system the system-\n"
+		"                       wide one; with --output PATH that file)\n"
 		"  -n, --dry-run        measure and report, write nothing\n"
 		"      --json           the report as one JSON object on stdout\n"
 		"      --cpu N          pin to CPU N (default: the CPU it starts on)\n"
@@ -63,27 +66,55 @@ static void usage(FILE *f)
 		"Runs are interleaved and rotated; a size's winner is decided by the\n"
 		"median of paired ratios, and variants within 3%% of it tie, so\n"
 		"neighbouring sizes with tied winners share one rung.  Sizes that\n"
-		"do not fit in available memory are left out.  Exit status: 0 ok,\n"
-		"1 the run failed, 2 bad usage.\n", ntm_profile_system_path());
+		"do not fit in available memory are left out.  Exit status: 0 ok\n"
+		"(for --undo: removed, or no profile there), 1 the run failed,\n"
+		"2 bad usage.\n", ntm_profile_system_path());
 }
 
-enum { OPT_QUICK = 256, OPT_THOROUGH, OPT_JSON, OPT_CPU, OPT_MAX_SIZE, OPT_SYSTEM };
+enum { OPT_QUICK = 256, OPT_THOROUGH, OPT_JSON, OPT_CPU, OPT_MAX_SIZE, OPT_SYSTEM,
+       OPT_UNDO };
 
 struct cal_parse {
 	struct cal_options *o;
 	int efforts, help;  /* --quick and --thorough given; -h */
+	const char *measuring;  /* an option only a measuring run takes */
 };
+
+/* The option c names if only a measuring run takes it, else NULL. */
+static const char *measuring_option(int c)
+{
+	switch (c) {
+	case OPT_QUICK:
+		return "--quick";
+	case OPT_THOROUGH:
+		return "--thorough";
+	case 'n':
+		return "--dry-run";
+	case OPT_JSON:
+		return "--json";
+	case OPT_CPU:
+		return "--cpu";
+	case OPT_MAX_SIZE:
+		return "--max-size";
+	}
+	return NULL;
+}
 
 static int parse_option(void *ctx, int c, const char *arg, char **argv,
 			struct cli_error *e)
 {
 	struct cal_parse *p = ctx;
 	struct cal_options *o = p->o;
+	if (!p->measuring)
+		p->measuring = measuring_option(c);
 	switch (c) {
 	case OPT_QUICK:
 	case OPT_THOROUGH:
 		o->effort = &efforts[c == OPT_QUICK ? 0 : 2];
 		p->efforts++;
+		return 0;
+	case OPT_UNDO:
+		o->undo = 1;
 		return 0;
 	case 'o':
 		if (!arg[0])
@@ -125,6 +156,7 @@ static int parse(int argc, char **argv, struct cal_options *o,
 		{"cpu", required_argument, NULL, OPT_CPU},
 		{"max-size", required_argument, NULL, OPT_MAX_SIZE},
 		{"system", no_argument, NULL, OPT_SYSTEM},
+		{"undo", no_argument, NULL, OPT_UNDO},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -144,6 +176,10 @@ static int parse(int argc, char **argv, struct cal_options *o,
 		return cli_error(e, CLI_USAGE, "--system and --output: choose one");
 	if (o->system && o->dry_run)
 		return cli_error(e, CLI_USAGE, "--system and --dry-run: choose one");
+	if (o->undo && p.measuring)
+		return cli_error(e, CLI_USAGE, "--undo and %s: --undo measures "
+				 "nothing (it takes --system or --output only)",
+				 p.measuring);
 	return 0;
 }
 
@@ -464,22 +500,40 @@ static void find_entry_loops(struct cal_options *o)
 	}
 }
 
+/* The profile calibrate writes, into path: --output's, the system-wide
+ * one, or the one libntmem reads (none for a dry run without --output,
+ * which writes nothing).  Exits 2 when there is none. */
+static void profile_to_write(const struct cal_options *o, char *path, size_t len)
+{
+	const char *why = NULL;
+	path[0] = '\0';
+	if (o->output)
+		snprintf(path, len, "%s", o->output);
+	else if (o->system)
+		snprintf(path, len, "%s", ntm_profile_system_path());
+	else if (!o->dry_run && ntm_profile_path(path, len, &why))
+		cli_usage_error("no profile path (%s); use --output PATH", why);
+}
+
 int cmd_calibrate(int argc, char **argv)
 {
 	static struct cal_options o;
 	static struct cal_class k[NTMEM_CLASSES];
 	struct cli_error e;
 	char path[1024];
-	const char *why = NULL;
 	if (parse(argc, argv, &o, &e))
 		cli_exit(&e);
-	if (o.output)
-		snprintf(path, sizeof path, "%s", o.output);
-	else if (o.system)
-		snprintf(path, sizeof path, "%s", ntm_profile_system_path());
-	else if (!o.dry_run && ntm_profile_path(path, sizeof path, &why))
-		cli_usage_error("no profile path (%s); use --output PATH", why);
-	if (!o.dry_run && cal_check_output(path, &e))
+	profile_to_write(&o, path, sizeof path);
+	if (o.undo) {
+		if (cal_undo(path, o.system, &e))
+			cli_exit(&e);
+		return 0;
+	}
+	/* Before measuring: a path that cannot be written fails at once.
+	 * --output's directory must exist, as --plot's must; the default
+	 * paths' directories are made. */
+	if (!o.dry_run && cal_check_output(o.output ? "--output" : o.system
+					   ? "--system" : NULL, path, !o.output, &e))
 		cli_exit(&e);
 	char allowed[256];
 	if (pin_here(&o.cpu))

@@ -122,6 +122,7 @@ struct cal_options {
 	const char *output;
 	int dry_run, json, cpu, progress;
 	int system;             /* --system: the system-wide profile */
+	int undo;               /* --undo: remove the profile, measure nothing */
 	size_t max_size;        /* --max-size, 0: the effort's */
 	int entry_loop[2];      /* per op */
 	size_t small_max;       /* the entry points' small path */
@@ -129,6 +130,20 @@ struct cal_options {
 	struct cal_parallel parallel;
 	double seconds;         /* the measuring took */
 };
+
+/* A split pays from a size when it is at least this many times faster
+ * there and at every larger size measured. */
+#define CAL_PARALLEL_PAYS 1.1
+
+/* The least bytes a thread r's table sets: the smallest size from which
+ * every ratio is at least CAL_PARALLEL_PAYS, over r->threads; 0: none
+ * (no size measured, or the largest does not pay). */
+size_t cal_parallel_min_chunk(const struct cal_parallel *r);
+
+/* What r found, in a sentence (no newline), from its table and
+ * r->min_chunk: where a split pays, or why no least size per thread was
+ * set. */
+void cal_parallel_words(const struct cal_parallel *r, char *buf, size_t len);
 
 /* Measure memset of zeros on buf (hi bytes) with zero's fitted ladder. */
 int cal_parallel(const struct cal_options *o, const struct cal_class *zero,
@@ -157,8 +172,28 @@ int cal_time_variants(const struct cal_options *o, const struct cal_class *k,
 int cal_confirm(const struct cal_options *o, struct cal_class *k,
 		struct cli_error *e);
 
-/* The profile path can be written: checked before measuring. */
-int cal_check_output(const char *path, struct cli_error *e);
+/* The profile path can be written: checked before measuring.  opt names
+ * the option that gave it (NULL: the default path) in the message;
+ * make_dirs: its missing directories will be made (the default and the
+ * system-wide paths), else its directory must exist (--output).  Returns
+ * 0, or -1 with a CLI_USAGE error. */
+int cal_check_output(const char *opt, const char *path, int make_dirs,
+		     struct cli_error *e);
+
+/* What libntmem runs with no profile, in words: "the built-in entry for
+ * this CPU (...)" or "the rule for CPUs not recorded". */
+void cal_without_profile(char *buf, size_t len);
+
+/* --undo: remove the profile at path (system: the system-wide one),
+ * saying on stdout what was removed, or that none was there, and what
+ * libntmem reads now.  Only a file that starts as a profile does is
+ * removed.  Returns 0, or -1 with a CLI_FAILED error (calibrate_undo.c). */
+int cal_undo(const char *path, int system, struct cli_error *e);
+
+/* The command that undoes a calibration written to path: "ntmem
+ * calibrate --undo", with --system or --output PATH as o had. */
+void cal_undo_command(const struct cal_options *o, const char *path, char *buf,
+		      size_t len);
 
 /* After writing the profile at path: warn on stderr where libntmem would
  * not read it (untrusted), and for the system-wide one (system) where

@@ -2,8 +2,9 @@
  * the fitted ladder against the built-in one (this CPU's recorded entry,
  * or the rule for CPUs not recorded), timed where they differ, twice.
  * The fit replaces the built-in ladder only around the sizes where it won
- * both rounds by more than its spread (ladder_merge.h); elsewhere the
- * built-in ladder stays, and the report says which sizes kept it. */
+ * both rounds by more than its spread and MERGE_MIN_WIN (ladder_merge.h);
+ * elsewhere the built-in ladder stays, and the report says which sizes
+ * kept it. */
 #include <string.h>
 
 #include "calibrate.h"

@@ -152,6 +152,9 @@ static void json_parallel(struct json *j, const struct cal_parallel *p)
 	json_object(j, "parallel");
 	json_uint(j, "threads", p->threads);
 	json_string(j, "skipped", p->skipped);
+	char words[400];
+	cal_parallel_words(p, words, sizeof words);
+	json_string(j, "words", words);
 	if (p->min_chunk)
 		json_uint(j, "min_chunk", p->min_chunk);
 	else
@@ -185,5 +188,8 @@ void cal_report_json(const struct cal_options *o, const struct cal_class *k,
 	json_parallel(&j, &o->parallel);
 	json_string(&j, "profile", path);
 	json_bool(&j, "written", written);
+	char undo[1200];
+	cal_undo_command(o, path, undo, sizeof undo);
+	json_string(&j, "undo", written ? undo : NULL);
 	json_finish(&j);
 }

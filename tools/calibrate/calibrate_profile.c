@@ -11,18 +11,18 @@
 #include "introspect.h"
 #include "util/outfile.h"
 
-int cal_check_output(const char *path, struct cli_error *e)
+int cal_check_output(const char *opt, const char *path, int make_dirs,
+		     struct cli_error *e)
 {
 	struct ntm_outfile out;
-	if (ntm_outfile_prepare(&out, path, NTM_OUTFILE_MKDIR))
-		return cli_error(e, CLI_USAGE, "cannot write the profile '%s': %s",
-				 path, ntm_outfile_reason(&out));
+	if (ntm_outfile_prepare(&out, path, make_dirs ? NTM_OUTFILE_MKDIR : 0))
+		return cli_error(e, CLI_USAGE, "%s%scannot write the profile '%s': %s",
+				 opt ? opt : "", opt ? ": " : "", path,
+				 ntm_outfile_reason(&out));
 	return 0;
 }
 
-/* What the process would run with no profile: this CPU's recorded entry,
- * named, or the rule for CPUs not recorded. */
-static void without_profile(char *buf, size_t len)
+void cal_without_profile(char *buf, size_t len)
 {
 	static struct policy p;  /* large */
 	ntm_policy_build(&p, ntm_cpu(), NULL, NULL);
@@ -33,17 +33,19 @@ static void without_profile(char *buf, size_t len)
 		snprintf(buf, len, "the rule for CPUs not recorded");
 }
 
-/* The comment: when, how long, what deleting it returns to, and per
- * class whether it holds a calibrated ladder. */
+/* The comment: when, how long, what deleting it returns to and the
+ * command that does, and per class whether it holds a calibrated
+ * ladder. */
 static void comment_text(const struct cal_options *o, const struct cal_class *k,
-			 time_t made, char *buf, size_t len)
+			 const char *path, time_t made, char *buf, size_t len)
 {
-	char when[64], back[320], words[256];
+	char when[64], back[320], words[256], undo[1200];
 	strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S UTC", gmtime(&made));
-	without_profile(back, sizeof back);
+	cal_without_profile(back, sizeof back);
+	cal_undo_command(o, path, undo, sizeof undo);
 	size_t used = (size_t)snprintf(buf, len, "calibrated %s (%s effort, %.0f s).\n"
-				       "Delete this file to go back to %s.", when,
-				       o->effort->name, o->seconds, back);
+				       "Delete this file to go back to %s:\n%s", when,
+				       o->effort->name, o->seconds, back, undo);
 	for (int cls = 0; cls < 3 && used < len; cls++) {
 		cal_words(&k[cls].written, words, sizeof words);
 		used += (size_t)snprintf(buf + used, len - used, "\n%s: %s", k[cls].label,
@@ -59,10 +61,17 @@ int cal_write_profile(const struct cal_options *o, const struct cal_class *k,
 	struct profile p;
 	char comment[2048];
 	time_t now = time(NULL);
+	struct ntm_outfile out;
+	/* --output's directory was there when measuring began; the profile
+	 * writer makes missing ones, so a directory gone since must fail
+	 * here rather than be made. */
+	if (o->output && ntm_outfile_prepare(&out, path, 0))
+		return cli_error(e, CLI_FAILED, "--output: cannot write the profile "
+				 "'%s': %s", path, ntm_outfile_reason(&out));
 	ntm_profile_init(&p, ntm_cpu());
 	snprintf(p.effort, sizeof p.effort, "%s", o->effort->name);
 	p.made = (long long)now;
-	comment_text(o, k, now, comment, sizeof comment);
+	comment_text(o, k, path, now, comment, sizeof comment);
 	for (int cls = 0; cls < 3; cls++) {
 		struct profile_ladder *pl = &p.ladder[cls];
 		if (k[cls].keeps_builtin)

@@ -160,29 +160,16 @@ static void print_class(const struct cal_class *k)
 		       k->fit.margin * 100, NTMEM_LADDER_MAX);
 }
 
+static void print_wrapped(const char *lead, int indent, const char *text);
+
 static void print_parallel(const struct cal_parallel *r)
 {
-	char s[32], t[32];
-	if (r->skipped) {
-		printf("\nparallel memset: not measured: %s\n", r->skipped);
+	char s[32], words[400];
+	cal_parallel_words(r, words, sizeof words);
+	printf("\n");
+	print_wrapped("", 0, words);
+	if (r->skipped || !r->n)
 		return;
-	}
-	if (r->min_chunk)
-		printf("\nparallel memset on %u threads: pays from %s (%s a thread)\n",
-		       r->threads,
-		       ntm_format_size(r->min_chunk * r->threads, s, sizeof s),
-		       ntm_format_size(r->min_chunk, t, sizeof t));
-	else if (r->n)
-		/* The setting is a size from which a split pays: one that pays
-		 * only inside the cache, as two threads often do, has none. */
-		printf("\nparallel memset on %u threads: no size from which it "
-		       "pays 1.1x up to %s (%.2fx there); the built-in least "
-		       "bytes a thread stays\n", r->threads,
-		       ntm_format_size(r->sizes[r->n - 1], s, sizeof s),
-		       r->ratio[r->n - 1]);
-	else
-		printf("\nparallel memset on %u threads: no size measured\n",
-		       r->threads);
 	printf("  %10s %9s %9s %7s\n", "size", "1 thread", "parallel", "ratio");
 	for (size_t i = 0; i < r->n; i++)
 		printf("  %10s %9.2f %9.2f %6.2fx\n",
@@ -268,8 +255,8 @@ static void print_text(const struct cal_options *o, const struct cal_class *k,
 		 "'ratio' is the best over the next, 'its ratio' the written "
 		 "ladder's choice against the best (paired); within %.0f%% is a "
 		 "tie.  The fit replaces the built-in ladder only where it beats "
-		 "it in two rounds by more than their spread.", o->effort->rounds,
-		 MARGIN * 100);
+		 "it in two rounds by more than their spread and by at least "
+		 "%.0f%%.", o->effort->rounds, MARGIN * 100, MERGE_MIN_WIN * 100);
 	print_wrapped("", 0, how);
 	for (int cls = 0; cls < 3; cls++)
 		print_class(&k[cls]);
@@ -278,6 +265,11 @@ static void print_text(const struct cal_options *o, const struct cal_class *k,
 	print_glibc_tunable(&k[NTMEM_CLASS_COPY]);
 	printf("\n%s%s\n", written ? "Profile written to " : "Dry run: no profile written",
 	       written ? path : "");
+	if (written) {
+		char undo[1200];
+		cal_undo_command(o, path, undo, sizeof undo);
+		printf("To undo it: %s\n", undo);
+	}
 }
 
 void cal_report(const struct cal_options *o, const struct cal_class *k,

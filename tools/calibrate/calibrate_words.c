@@ -68,7 +68,7 @@ const char *cal_outcome(const struct cal_class *k)
 		       "measured";
 	if (k->keeps_builtin)
 		return "the built-in ladder, kept: calibration did not beat it by "
-		       "more than its spread in two rounds";
+		       "more than its spread and 3% in two rounds";
 	if (won == k->nchecks)
 		return "calibrated: the fit beat the built-in ladder in two rounds "
 		       "wherever they differ";

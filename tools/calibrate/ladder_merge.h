@@ -6,10 +6,12 @@
  * different variants, the two are timed against each other in two rounds,
  * one after the other over all such sizes.  The fit wins a size when in
  * both rounds the median of the paired ratios (fit over built-in) lies
- * above 1 by more than their spread; only there does it replace the
- * built-in ladder.  Calibration has fitted the host's noise before (a
- * Zen 4 calibrated to 0.885x glibc at one size); a choice that cannot
- * beat the recorded one twice is not worth the risk. */
+ * above 1 by more than their spread and by at least MERGE_MIN_WIN; only
+ * there does it replace the built-in ladder.  Calibration has fitted the
+ * host's noise before (a Zen 4 calibrated to 0.885x glibc at one size,
+ * and a Zen 5 VM wrote movdir64b for zeros at 32-128 MiB on 1.01-1.02x);
+ * a choice that cannot beat the recorded one twice, clearly, is not worth
+ * the risk. */
 #ifndef NTM_LADDER_MERGE_H
 #define NTM_LADDER_MERGE_H
 
@@ -30,10 +32,20 @@ struct merge_ladder {
 /* The variant l picks for n bytes. */
 int merge_pick(const struct merge_ladder *l, size_t n);
 
+/* The least lead that wins a round, besides clearing the spread: 3%, the
+ * margin within which the fit itself calls two candidates tied (MARGIN
+ * in calibrate.h).  Medians of 5 interleaved runs move by 1-2% from one
+ * run of calibrate to the next (docs/results.md), so a round's spread can
+ * be narrower than that drift: a lead under 3% is one the next run may
+ * not repeat, and replacing a recorded rung on it trades a measured
+ * choice for the host's mood. */
+#define MERGE_MIN_WIN 0.03
+
 /* One round of paired ratios (fit over built-in, one per run): their
  * median into *median and their spread, the median absolute deviation
  * from it, into *spread.  Returns 1 when the fit wins the round (median
- * above 1 by more than the spread), else 0. */
+ * above 1 by more than the spread and by at least MERGE_MIN_WIN), else
+ * 0. */
 int merge_round_won(const double *ratios, size_t n, double *median,
 		    double *spread);
 

@@ -128,11 +128,27 @@ static const char *range_text(size_t from, size_t to, char *buf, size_t len)
 	return buf;
 }
 
+/* The L3's "used" column where this CPU's recorded entry gives the
+ * built-in ladders: their sizes were measured on the CPU and are written
+ * in bytes, so no L3, known or not, moves them. */
+static void recorded_l3(const struct ntmem_cpu_info *cpu, char *buf, size_t len)
+{
+	char l3[32];
+	if (cpu->planned.l3)
+		snprintf(buf, len, "%s (the recorded ladders do not use it: their "
+			 "sizes are absolute)", ntm_format_size(cpu->planned.l3, l3,
+								 sizeof l3));
+	else
+		snprintf(buf, len, "none (the recorded ladders need none: their "
+			 "sizes are absolute)");
+}
+
 static void print_caches(const struct ntmem_cpu_info *cpu)
 {
 	const struct ntmem_cache_sizes *c[3] = {&cpu->cpuid, &cpu->sysfs,
 						&cpu->planned};
-	char s[3][32];
+	char s[3][32], l3[128];
+	const struct policy *p = ntm_policy_for_report();
 	/* Off x86 the first column is what the CPU's own registers give. */
 	printf("\nCaches         %-12s %-12s %s\n",
 	       strcmp(cpu->arch, "x86_64") ? "CPU" : "CPUID", "sysfs", "used");
@@ -145,7 +161,11 @@ static void print_caches(const struct ntmem_cpu_info *cpu)
 			else
 				snprintf(s[k], sizeof s[k], "unknown");
 		}
-		printf("  %-12s %-12s %-12s %s\n", level[l], s[0], s[1], s[2]);
+		int recorded = l == 2 && p && p->builtin_recorded;
+		if (recorded)
+			recorded_l3(cpu, l3, sizeof l3);
+		printf("  %-12s %-12s %-12s %s\n", level[l], s[0], s[1],
+		       recorded ? l3 : s[2]);
 	}
 	printf("  %-12s %-12u %-12u %u\n", "L3 shared by", c[0]->l3_shared_by,
 	       c[1]->l3_shared_by, c[2]->l3_shared_by);
@@ -181,6 +201,70 @@ static void print_builtin(const char *label, const char *how,
 	printf("\n");
 }
 
+/* The policy this process would have without its profile (the same
+ * CPU and NTMEM_TUNABLES), to tell which of the profile's rungs change
+ * anything; NULL when no profile is loaded. */
+static const struct policy *without_profile(void)
+{
+	static struct policy base;  /* large */
+	static int built;
+	const struct policy *p = ntm_policy_for_report();
+	if (!p || !p->profile_loaded)
+		return NULL;
+	if (!built) {
+		struct cpu cpu = *ntm_cpu();
+		cpu.usable = p->usable;  /* a width the shim was forced to */
+		ntm_policy_build(&base, &cpu, p->has_tunables ? p->tunables : NULL,
+				 NULL);
+		built = 1;
+	}
+	return &base;
+}
+
+/* A profile's rung that changes nothing: the built-in rung of base that
+ * serves its sizes [from, to) with the same variant v (the first, if
+ * several do), or -1 when the built-in ladder serves any of them
+ * otherwise. */
+static int kept_builtin_rung(const struct ladder *base, size_t from, size_t to,
+			     const struct variant *v)
+{
+	int found = -1;
+	size_t lo = 0;
+	for (unsigned i = 0; i < base->count; lo = base->to[i], i++) {
+		if (base->to[i] <= from || lo >= to)
+			continue;
+		if (base->v[i] != v || base->origin[i] != NTMEM_ORIGIN_DEFAULT)
+			return -1;
+		if (found < 0)
+			found = (int)i;
+	}
+	return found;
+}
+
+/* Rung i of class cls as the built-in one it equals, or -1: only a rung
+ * from a profile can be (one from NTMEM_TUNABLES is the user's word). */
+static int as_builtin(enum ntmem_class cls, const struct ntmem_ladder_info *l,
+		      int i)
+{
+	const struct policy *p = ntm_policy_for_report(), *base = without_profile();
+	if (!base || l->rung[i].origin != NTMEM_ORIGIN_PROFILE)
+		return -1;
+	return kept_builtin_rung(&base->ladder[cls], l->rung[i].from, l->rung[i].to,
+				 p->ladder[cls].v[i]);
+}
+
+/* The NONTEMPORAL variant from a profile that is the built-in one. */
+static int streaming_as_builtin(enum ntmem_class cls,
+				const struct ntmem_ladder_info *l)
+{
+	const struct policy *p = ntm_policy_for_report(), *base = without_profile();
+	return base && l->streaming_origin == NTMEM_ORIGIN_PROFILE &&
+	       base->ladder[cls].streaming == p->ladder[cls].streaming &&
+	       base->ladder[cls].streaming_origin == NTMEM_ORIGIN_DEFAULT;
+}
+
+/* Each rung with its origin; a rung of the profile that changes nothing
+ * is the built-in one, with its reason. */
 static void print_ladder(enum ntmem_class cls)
 {
 	struct ntmem_ladder_info l;
@@ -188,18 +272,62 @@ static void print_ladder(enum ntmem_class cls)
 	ntmem_ladder_info(cls, &l);
 	printf("  %s (small path up to %s: %s)\n", class_names[cls],
 	       ntm_format_size(l.small_max, a, sizeof a), l.small_path);
-	const struct policy *p = ntm_policy_for_report();
+	const struct policy *p = ntm_policy_for_report(), *base = without_profile();
 	for (int i = 0; i < l.nrungs; i++) {
 		const struct ntmem_rung *r = &l.rung[i];
-		const char *why = p ? p->ladder[cls].why[i] : NULL;
+		int kept = as_builtin(cls, &l, i);
+		const char *why = kept >= 0 ? base->ladder[cls].why[kept]
+				  : p ? p->ladder[cls].why[i] : NULL;
 		printf("    %-13s %-22s %s\n", variant_name(r->variant),
 		       range_text(r->from, r->to, range, sizeof range),
-		       origin_word(r->origin));
+		       origin_word(kept >= 0 ? NTMEM_ORIGIN_DEFAULT : r->origin));
 		if (why)
 			printf("%18s(%s)\n", "", why);
 	}
 	printf("    %-13s %-22s %s\n", variant_name(l.streaming),
-	       "NTMEM_F_NONTEMPORAL", origin_word(l.streaming_origin));
+	       "NTMEM_F_NONTEMPORAL", origin_word(streaming_as_builtin(cls, &l)
+						   ? NTMEM_ORIGIN_DEFAULT
+						   : l.streaming_origin));
+}
+
+/* How many rungs the loaded profile sets, and how many of them differ
+ * from the built-in ones. */
+static void profile_rungs(int *changed, int *total)
+{
+	*changed = *total = 0;
+	for (int cls = 0; cls < 3; cls++) {
+		struct ntmem_ladder_info l;
+		ntmem_ladder_info(cls, &l);
+		for (int i = 0; i < l.nrungs; i++)
+			if (l.rung[i].origin == NTMEM_ORIGIN_PROFILE) {
+				++*total;
+				*changed += as_builtin(cls, &l, i) < 0;
+			}
+	}
+}
+
+/* The command that removes the loaded profile. */
+static const char *undo_command(const struct ntmem_policy_status *st)
+{
+	return st->profile_path && !strcmp(st->profile_path, ntm_profile_system_path())
+		       ? "ntmem calibrate --undo --system" : "ntmem calibrate --undo";
+}
+
+/* Below the profile's line, once it is loaded: what it changes, and how
+ * to remove it. */
+static void print_profile_undo(const struct ntmem_policy_status *st)
+{
+	int changed, total;
+	if (!st->profile_loaded)
+		return;
+	profile_rungs(&changed, &total);
+	if (total)
+		printf("               changes %d of the %d rungs it sets (the others "
+		       "are the built-in\n               ones); undo: %s\n", changed,
+		       total, undo_command(st));
+	else
+		printf("               sets no rung (the ladders are the built-in "
+		       "ones); undo: %s\n", undo_command(st));
 }
 
 /* Runs of bands with the same sides, as "1 MiB to 32 MiB: a, b, c"; and
@@ -324,6 +452,7 @@ static void print_text(void)
 	printf("  profile      %s%s%s\n", st.profile_path ? st.profile_path : "",
 	       st.profile_path ? ": " : "", st.profile_status);
 	print_profile_made(&st);
+	print_profile_undo(&st);
 	if (machine_first_use())
 		printf("  first use    %s\n", machine_first_use());
 	struct ntmem_parallel_info pi;
@@ -410,6 +539,9 @@ static void json_ladder(struct json *j, enum ntmem_class cls,
 		json_string(j, "origin", ntmem_origin_name(r->origin));
 		json_string(j, "detail", origin_text(r->origin, &l, st, buf,
 						     sizeof buf));
+		/* A profile's rung that is the built-in one, as text shows it. */
+		json_bool(j, "as_builtin", r->origin == NTMEM_ORIGIN_DEFAULT ||
+			  as_builtin(cls, &l, i) >= 0);
 		json_end(j);
 	}
 	json_end(j);
@@ -486,6 +618,7 @@ static void print_json(void)
 	profile_made(&st, effort, sizeof effort, when, sizeof when);
 	json_string(&j, "effort", effort[0] ? effort : NULL);
 	json_string(&j, "made", when[0] ? when : NULL);
+	json_string(&j, "undo", st.profile_loaded ? undo_command(&st) : NULL);
 	json_end(&j);
 	json_string(&j, "tunables", st.tunables);
 	json_bool(&j, "preloaded", ntmem_preloaded());

@@ -56,14 +56,16 @@ size_t fn_list(enum ntmem_op op, struct fn *out, size_t max)
 	out[n++] = (struct fn){
 		.name = "safe",
 		.description = op == NTMEM_OP_SET
-				       ? "ntmem_set_safe: auto's choice, fault-tolerant"
-				       : "ntmem_copy_safe: auto's choice, fault-tolerant",
+				       ? "ntmem_set_safe: auto's choice, but a bad page "
+					 "ends the call instead of a crash"
+				       : "ntmem_copy_safe: auto's choice, but a bad page "
+					 "ends the call instead of a crash",
 		.op = op, .kind = FN_SAFE, .variant_id = -1, .supported = 1,
 	};
 	out[n++] = (struct fn){
 		.name = "safe_unblocked",
-		.description = "the same with NTMEM_F_UNBLOCKED: the caller "
-			       "vouches for the signal mask",
+		.description = "safe with NTMEM_F_UNBLOCKED: no signal-mask call; "
+			       "the caller vouches SIGSEGV, SIGBUS are unblocked",
 		.op = op, .kind = FN_SAFE, .variant_id = -1, .supported = 1,
 		.safe_flags = NTMEM_F_UNBLOCKED,
 	};

@@ -13,6 +13,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "util/size.h"
 
@@ -24,15 +25,21 @@
 #define MAX_TICKS  64
 #define LABEL_GAP  66    /* room per x tick label ("256 MiB" and a gap) */
 
-/* Twenty colours, each its own on white: the ten of the usual plotting
- * palette, five darker or stronger hues, then five light ones.  A bench
- * plot has up to about eighteen lines, and two lines of one colour were
- * told apart only by hollow markers (stosb and glibc both blue). */
+/* Forty colours, each its own on white: the ten of the usual plotting
+ * palette, five darker or stronger hues, five light ones, then twenty
+ * more between them.  A bench plot has up to about twenty lines; every
+ * line of a plot of up to forty gets a colour of its own (colour_looks),
+ * and each a marker shape of its own among five, so that two lines that
+ * cross are told apart by either. */
 static const char *const palette[] = {
 	"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b",
 	"#e377c2", "#17becf", "#7f7f7f", "#bcbd22", "#000080", "#800000",
 	"#f032e6", "#469990", "#000000", "#ffd700", "#aec7e8", "#ff9896",
 	"#98df8a", "#c5b0d5",
+	"#b15928", "#5e3c99", "#1b9e77", "#00bfff", "#a6761d", "#e7298a",
+	"#66a61e", "#7570b3", "#d95f02", "#006d2c", "#08519c", "#a50f15",
+	"#54278f", "#fdae6b", "#636363", "#9ecae1", "#c7e9c0", "#fa9fb5",
+	"#8c6d31", "#3f007d",
 };
 #define NCOLOURS (sizeof palette / sizeof *palette)
 
@@ -308,42 +315,105 @@ static size_t data_range(const struct plot *p, double r[4])
 	return n;
 }
 
-/* Series k's colour: its own, else the palette's k-th. */
-static const char *colour(size_t k, const struct plot_series *s)
+/* How series k of a plot is told from the others: its colour; its round,
+ * 0 unless the palette ran out (then the colour repeats with hollow
+ * markers and its own dash); its marker shape, by its index. */
+struct look {
+	const char *colour;
+	int round, shape;
+};
+
+enum { SHAPE_CIRCLE, SHAPE_SQUARE, SHAPE_UP, SHAPE_DIAMOND, SHAPE_DOWN, NSHAPES };
+
+/* Dash patterns of a dashed stretch, per round (strong, normal). */
+static const char *const dashes[][2] = {
+	{"9,5", "7,4"}, {"3,3", "2,3"}, {"12,3,3,3", "10,3,2,3"},
+};
+#define NDASHES (sizeof dashes / sizeof *dashes)
+
+static int taken(const struct look *looks, size_t n, const char *c)
 {
-	return s->colour ? s->colour : palette[k % NCOLOURS];
+	for (size_t j = 0; j < n; j++)
+		if (looks[j].colour && !looks[j].round && !strcasecmp(looks[j].colour, c))
+			return 1;
+	return 0;
 }
 
-/* Stroke attributes of series k, shared by its line and legend sample:
+/* Every series' look: a colour the caller fixed, unless an earlier series
+ * of the plot has it already; else the palette's next colour that no
+ * series has.  Up to NCOLOURS series, no two share a colour. */
+static void colour_looks(const struct plot *p, struct look *looks)
+{
+	for (size_t k = 0; k < p->nseries; k++) {
+		const char *c = p->series[k].colour;
+		looks[k] = (struct look){c && !taken(looks, k, c) ? c : NULL, 0,
+					 (int)(k % NSHAPES)};
+	}
+	size_t next = 0;
+	for (size_t k = 0; k < p->nseries; k++) {
+		if (looks[k].colour)
+			continue;
+		while (next < NCOLOURS && taken(looks, p->nseries, palette[next]))
+			next++;
+		looks[k].colour = palette[next % NCOLOURS];
+		looks[k].round = (int)(next / NCOLOURS);
+		next++;
+	}
+}
+
+/* Stroke attributes of a series, shared by its line and legend sample:
  * a strong series is drawn twice as wide. */
-static void style(FILE *f, size_t k, const struct plot_series *s, int dashed)
+static void style(FILE *f, const struct look *l, const struct plot_series *s,
+		  int dashed)
 {
-	fprintf(f, " stroke=\"%s\" stroke-width=\"%s\"%s", colour(k, s),
-		s->strong ? "3.4" : "1.6",
-		dashed ? s->strong ? " stroke-dasharray=\"9,5\""
-				   : " stroke-dasharray=\"7,4\"" : "");
+	fprintf(f, " stroke=\"%s\" stroke-width=\"%s\"", l->colour,
+		s->strong ? "3.4" : "1.6");
+	if (dashed)
+		fprintf(f, " stroke-dasharray=\"%s\"",
+			dashes[(size_t)l->round % NDASHES][!s->strong]);
 }
 
-/* Colours repeat after NCOLOURS series; the repeats get hollow markers.
- * A strong series' markers are larger. */
-static void marker(FILE *f, size_t k, const struct plot_series *s, double x,
-		   double y)
+/* A marker of the series' shape at (x, y); hollow past the palette's
+ * first round; a strong series' larger. */
+static void marker(FILE *f, const struct look *l, const struct plot_series *s,
+		   double x, double y)
 {
-	fprintf(f, "<circle cx=\"%s\" cy=\"%s\" r=\"%s\" fill=\"%s\" stroke=\"%s\" stroke-width=\"1.5\"/>\n",
-		fx(x, 2).s, fx(y, 2).s, s->strong ? "4.5" : "3",
-		s->colour || k < NCOLOURS ? colour(k, s) : "white", colour(k, s));
+	double r = s->strong ? 4.5 : 3;
+	const char *fill = l->round ? "white" : l->colour;
+	if (l->shape == SHAPE_CIRCLE) {
+		fprintf(f, "<circle class=\"marker\" cx=\"%s\" cy=\"%s\" r=\"%s\"",
+			fx(x, 2).s, fx(y, 2).s, fx(r, 2).s);
+	} else {
+		/* Corners around (x, y), in units of r: a square, a triangle
+		 * up, a diamond, a triangle down. */
+		static const double corner[NSHAPES][4][2] = {
+			[SHAPE_SQUARE] = {{-0.9, -0.9}, {0.9, -0.9}, {0.9, 0.9}, {-0.9, 0.9}},
+			[SHAPE_UP] = {{0, -1.3}, {1.15, 0.8}, {-1.15, 0.8}, {0, -1.3}},
+			[SHAPE_DIAMOND] = {{0, -1.3}, {1.2, 0}, {0, 1.3}, {-1.2, 0}},
+			[SHAPE_DOWN] = {{0, 1.3}, {1.15, -0.8}, {-1.15, -0.8}, {0, 1.3}},
+		};
+		fputs("<path class=\"marker\" d=\"", f);
+		for (int i = 0; i < 4; i++)
+			fprintf(f, "%s%s,%s ", i ? "L" : "M",
+				fx(x + corner[l->shape][i][0] * r, 2).s,
+				fx(y + corner[l->shape][i][1] * r, 2).s);
+		fputs("Z\"", f);
+	}
+	fprintf(f, " fill=\"%s\" stroke=\"%s\" stroke-width=\"1.5\"/>\n", fill,
+		l->colour);
 }
 
 /* Series k's error bars: a thin line from lo to hi at each point, with
  * caps, in the series' colour. */
 static void draw_bars(FILE *f, const struct plot *p, size_t k,
-		      const struct axis *ax, const struct axis *ay)
+		      const struct look *l, const struct axis *ax,
+		      const struct axis *ay)
 {
 	const struct plot_series *s = &p->series[k];
 	if (!s->lo || !s->hi)
 		return;
 	fprintf(f, "<g stroke=\"%s\" stroke-width=\"1\" stroke-opacity=\"0.7\">\n",
-		colour(k, s));
+		l->colour);
 	for (size_t i = 0; i < s->count; i++) {
 		if (!point_ok(p, s, i) || !bar_ok(p, s->lo, i) || !bar_ok(p, s->hi, i))
 			continue;
@@ -365,7 +435,7 @@ static void draw_bars(FILE *f, const struct plot *p, size_t k,
  * of the polyline being written, -1 when none is. */
 struct pen {
 	FILE *f;
-	size_t k;
+	const struct look *l;
 	const struct plot_series *s;
 	int open;
 };
@@ -379,7 +449,7 @@ static void pen_from(struct pen *pen, int dashed, double x0, double y0)
 	if (pen->open >= 0)
 		fputs("\"/>\n", pen->f);
 	fputs("<polyline fill=\"none\"", pen->f);
-	style(pen->f, pen->k, pen->s, dashed);
+	style(pen->f, pen->l, pen->s, dashed);
 	fprintf(pen->f, " points=\"%s,%s", fx(x0, 2).s, fx(y0, 2).s);
 	pen->open = dashed;
 }
@@ -395,10 +465,11 @@ static void pen_edge(struct pen *pen, int dashed, double x0, double y0,
  * with dashed_at, solid and dashed stretches, an edge between a dashed
  * and a solid point changing halfway. */
 static void draw_line(FILE *f, const struct plot *p, size_t k,
-		      const struct axis *ax, const struct axis *ay)
+		      const struct look *l, const struct axis *ax,
+		      const struct axis *ay)
 {
 	const struct plot_series *s = &p->series[k];
-	struct pen pen = {f, k, s, -1};
+	struct pen pen = {f, l, s, -1};
 	double px = 0, py = 0;
 	int pd = 0, have = 0;
 	for (size_t i = 0; i < s->count; i++) {
@@ -425,7 +496,8 @@ static void draw_line(FILE *f, const struct plot *p, size_t k,
 }
 
 static void draw_series(FILE *f, const struct plot *p, size_t k,
-			const struct axis *ax, const struct axis *ay)
+			const struct look *l, const struct axis *ax,
+			const struct axis *ay)
 {
 	const struct plot_series *s = &p->series[k];
 	size_t n = 0;
@@ -437,11 +509,11 @@ static void draw_series(FILE *f, const struct plot *p, size_t k,
 	fputs("<g>\n<title>", f);
 	put_escaped(f, s->name);
 	fputs("</title>\n", f);
-	draw_line(f, p, k, ax, ay);
-	draw_bars(f, p, k, ax, ay);
+	draw_line(f, p, k, l, ax, ay);
+	draw_bars(f, p, k, l, ax, ay);
 	for (size_t i = 0; i < s->count; i++) {
 		if (point_ok(p, s, i))
-			marker(f, k, s, to_px(ax, to_units(p->x_scale, s->x[i])),
+			marker(f, l, s, to_px(ax, to_units(p->x_scale, s->x[i])),
 			       to_px(ay, to_units(p->y_scale, s->y[i])));
 	}
 	fputs("</g>\n", f);
@@ -537,8 +609,8 @@ static size_t legend_rows(const struct plot *p)
 
 /* One row per series, then per band, in a framed box whose top-left
  * corner is (x, y). */
-static void draw_legend(FILE *f, const struct plot *p, double x, double y,
-			double w)
+static void draw_legend(FILE *f, const struct plot *p,
+			const struct look *looks, double x, double y, double w)
 {
 	fprintf(f, "<rect x=\"%s\" y=\"%s\" width=\"%s\" height=\"%s\" fill=\"white\" stroke=\"#cccccc\"/>\n",
 		fx(x, 2).s, fx(y, 2).s, fx(w, 2).s,
@@ -553,9 +625,9 @@ static void draw_legend(FILE *f, const struct plot *p, double x, double y,
 			continue;
 		}
 		line(f, x + 8, cy, x + 36, cy);
-		style(f, k, &p->series[k], p->series[k].dashed);
+		style(f, &looks[k], &p->series[k], p->series[k].dashed);
 		fputs("/>\n", f);
-		marker(f, k, &p->series[k], x + 22, cy);
+		marker(f, &looks[k], &p->series[k], x + 22, cy);
 		text(f, x + 44, cy + 4, "", p->series[k].name);
 	}
 }
@@ -597,6 +669,30 @@ static void mark_axis(struct axis *a, const struct plot *p)
 	}
 }
 
+/* The key of notes under the caption: its height, the width of its
+ * name column, its whole width. */
+#define NOTE_ROW 16
+static double notes_height(const struct plot *p)
+{
+	return p->notes && p->nnotes ? 10 + (double)p->nnotes * NOTE_ROW : 0;
+}
+
+static double notes_name_width(const struct plot *p)
+{
+	double w = 0;
+	for (size_t i = 0; p->notes && i < p->nnotes; i++)
+		w = fmax(w, text_width(p->notes[i].name));
+	return w;
+}
+
+static double notes_width(const struct plot *p)
+{
+	double w = 0;
+	for (size_t i = 0; p->notes && i < p->nnotes; i++)
+		w = fmax(w, text_width(p->notes[i].text));
+	return w ? notes_name_width(p) + 12 + w : 0;
+}
+
 /* Where everything of one plot goes. */
 struct layout {
 	struct axis ax, ay;   /* with the plot area's pixels */
@@ -627,8 +723,9 @@ static int plan(const struct plot *p, const struct layout *common,
 	L->left = left;
 	L->legend_w = fmax(common->legend_w, 52 + name_w);
 	L->width = ceil(fmax(fmax(WIDTH, common->width),
-			     fmax(left + MIN_PLOT_W + 20 + L->legend_w + 12,
-				  left + text_width(p->caption) + 12)));
+			     fmax(fmax(left + MIN_PLOT_W + 20 + L->legend_w + 12,
+				       left + text_width(p->caption) + 12),
+				  left + notes_width(p) + 12)));
 	double right = L->width - 12 - L->legend_w - 20;
 	/* The x tick labels sit side by side: at most as many as fit. */
 	set_axis(&L->ax, p->x_scale, r[0], r[1], 0,
@@ -640,17 +737,30 @@ static int plan(const struct plot *p, const struct layout *common,
 	double legend_h = (double)legend_rows(p) * ROW + 12;
 	double caption_h = p->caption ? 22 : 0;
 	L->height = ceil(fmax(p->compact ? HEIGHT * 0.65 : HEIGHT,
-			      top + legend_h + 62) + caption_h);
+			      top + legend_h + 62) + caption_h + notes_height(p));
 	L->ax.p0 = left;
 	L->ax.p1 = right;
-	L->ay.p0 = L->height - 62 - caption_h;
+	L->ay.p0 = L->height - 62 - caption_h - notes_height(p);
 	L->ay.p1 = top;
 	if (p->x_marks)
 		mark_axis(&L->ax, p);
 	return 0;
 }
 
-static void draw_plot(FILE *f, const struct plot *p, const struct layout *L)
+/* The key under the caption: each note's name, then its text in a
+ * column of their own, a row each. */
+static void draw_notes(FILE *f, const struct plot *p, const struct layout *L)
+{
+	double x = L->ax.p0, name_w = notes_name_width(p);
+	double y = L->height - notes_height(p) + 14;
+	for (size_t i = 0; i < p->nnotes; i++, y += NOTE_ROW) {
+		text(f, x, y, " fill=\"#222222\"", p->notes[i].name);
+		text(f, x + name_w + 12, y, " fill=\"#555555\"", p->notes[i].text);
+	}
+}
+
+static void draw_plot(FILE *f, const struct plot *p, const struct look *looks,
+		      const struct layout *L)
 {
 	double width = L->width, left = L->ax.p0, right = L->ax.p1;
 	double top = L->ay.p1, bottom = L->ay.p0;
@@ -669,15 +779,16 @@ static void draw_plot(FILE *f, const struct plot *p, const struct layout *L)
 	for (int strong = 0; strong < 2; strong++)
 		for (size_t k = 0; k < p->nseries; k++)
 			if (!p->series[k].strong == !strong)
-				draw_series(f, p, k, &L->ax, &L->ay);
+				draw_series(f, p, k, &looks[k], &L->ax, &L->ay);
 	/* Frame after the lines, so no line or marker covers it. */
 	fprintf(f, "<rect x=\"%s\" y=\"%s\" width=\"%s\" height=\"%s\" fill=\"none\" stroke=\"#333333\"/>\n",
 		fx(left, 2).s, fx(top, 2).s, fx(right - left, 2).s,
 		fx(bottom - top, 2).s);
-	draw_legend(f, p, right + 20, top, L->legend_w);
+	draw_legend(f, p, looks, right + 20, top, L->legend_w);
 	if (p->caption)
-		text(f, left, L->height - 12, " font-size=\"12\" fill=\"#555555\"",
-		     p->caption);
+		text(f, left, L->height - 12 - notes_height(p),
+		     " font-size=\"12\" fill=\"#555555\"", p->caption);
+	draw_notes(f, p, L);
 }
 
 int svg_plots(FILE *f, const struct plot *p, size_t n)
@@ -699,7 +810,11 @@ int svg_plots(FILE *f, const struct plot *p, size_t n)
 			height += pass ? L[i].height : 0;
 		}
 	double width = common.width;
-	if (!any) {
+	size_t nlooks = 0;
+	for (size_t i = 0; i < n; i++)
+		nlooks += p[i].nseries;
+	struct look *looks = any ? calloc(nlooks + 1, sizeof *looks) : NULL;
+	if (!looks) {
 		free(L);
 		return -1;
 	}
@@ -709,17 +824,19 @@ int svg_plots(FILE *f, const struct plot *p, size_t n)
 		fx(width, 0).s, fx(height, 0).s, fx(width, 0).s,
 		fx(height, 0).s, fx(width, 0).s, fx(height, 0).s);
 	double y = 0;
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0, first = 0; i < n; first += p[i++].nseries) {
 		if (plan(&p[i], &common, &L[i]))
 			continue;
 		if (y > 0)
 			fprintf(f, "<g transform=\"translate(0,%s)\">\n", fx(y, 0).s);
-		draw_plot(f, &p[i], &L[i]);
+		colour_looks(&p[i], looks + first);
+		draw_plot(f, &p[i], looks + first, &L[i]);
 		if (y > 0)
 			fputs("</g>\n", f);
 		y += L[i].height;
 	}
 	fputs("</svg>\n", f);
+	free(looks);
 	free(L);
 	return 0;
 }

@@ -1,12 +1,13 @@
 /* svg.h - line plots as standalone SVG files, for --plot.
  *
- * A line with markers per series, each in its own colour (up to 20
- * series, or a colour the caller fixes), optional error bars and
- * reference bands, a legend, labelled axes with tick labels; x and y can
- * each be linear or logarithmic (base 2 ticks for sizes), and x can be
- * ticked at the values measured instead; several plots can be stacked as
- * panels.  Points with a non-finite or, on a log axis, non-positive
- * coordinate are left out of their line. */
+ * A line with markers per series, each in a colour no other line of its
+ * plot has (up to 40 series: a colour the caller fixes, or the palette's)
+ * and a marker shape of five, optional error bars and reference bands, a
+ * legend, labelled axes with tick labels, a key of notes under the plot;
+ * x and y can each be linear or logarithmic (base 2 ticks for sizes), and
+ * x can be ticked at the values measured instead; several plots can be
+ * stacked as panels.  Points with a non-finite or, on a log axis,
+ * non-positive coordinate are left out of their line. */
 #ifndef NTM_SVG_H
 #define NTM_SVG_H
 
@@ -22,8 +23,12 @@ struct plot_series {
 				    point, or NULL for none; the plot's
 				    caption says what they span */
 	const char *colour;      /* "#rrggbb", so that a name keeps its
-				    colour from plot to plot; NULL: the
-				    palette's, by the series' index */
+				    colour from plot to plot, unless an
+				    earlier series of the plot has it;
+				    NULL (or taken): the palette's next
+				    colour no series of the plot has.
+				    Past 40 series colours repeat, with
+				    hollow markers and another dash */
 	int strong;              /* drawn wider, over the others */
 	const int *dashed_at;    /* per point, or NULL (then dashed): the
 				    line is dashed between two dashed points
@@ -40,6 +45,11 @@ struct plot_band {
 };
 
 enum axis_scale { AXIS_LINEAR, AXIS_LOG2_BYTES, AXIS_LOG10 };
+
+/* A row of the key under a plot: a name, and what it is. */
+struct plot_note {
+	const char *name, *text;
+};
 
 struct plot {
 	const char *title;
@@ -61,9 +71,13 @@ struct plot {
 				    instead of starting at 0 */
 	int compact;             /* a shorter panel, as a ratio under the
 				    main plot */
+	const struct plot_note *notes;  /* the key under the caption, a row
+					   each, or NULL */
+	size_t nnotes;
 };
 
-/* Write the plot to f.  Returns 0, or -1 if there is nothing to draw. */
+/* Write the plot to f.  Returns 0, or -1 if there is nothing to draw (or
+ * no memory for the series' looks; nothing written then). */
 int svg_plot(FILE *f, const struct plot *p);
 
 /* n plots as panels, one under another, in one image of their common

@@ -2,16 +2,20 @@
  * compare.c - "ntmem run --compare N -- CMD": does the shim cost this
  * program anything, or win it anything?  CMD runs N times in each arm:
  * without the shim, with it (the policy options but --stream-above), and
- * with --stream-above also with streaming forced from that size.  The
- * arms alternate, each round starting with the next arm, so a drift of
- * the machine's speed falls on all of them alike; one warm-up run per arm
- * goes first, untimed, so the first arm does not pay for a cold page
- * cache.  Like hyperfine: medians, the range, the ratio.  Each run's
- * standard output is hashed, not shown, to say whether the shim changed
- * what the program wrote.  Standard input is /dev/null, so every run
- * reads the same.  What ntmem run says of the runs goes to its standard
- * error, as --report's does and time(1)'s: standard output is the
- * command's, often sent to /dev/null or a file.
+ * with --stream-above also with streaming forced from that size.  One
+ * warm-up run per arm goes first, untimed, so the first arm does not pay
+ * for a cold page cache; then the arms take turns, forwards and backwards
+ * (A B B A A B B A ...: compare_arm_at()), so that a drift of the
+ * machine's speed, or a host whose successive processes alternate
+ * between a fast and a slow state, falls on every arm alike.  Like
+ * hyperfine: medians, the range, the ratio; and whether the change is
+ * real, by an interval one stray run cannot widen (compare_stats.c).
+ * Each run's standard output is hashed, to say whether the shim changed
+ * what the program wrote, and with --show-output also shown, each line
+ * marked with its arm and run.  Standard input is /dev/null, so every
+ * run reads the same.  What ntmem run says of the runs goes to its
+ * standard error, as --report's does and time(1)'s: standard output is
+ * the command's, often sent to /dev/null or a file.
  */
 #define _GNU_SOURCE
 #include "run.h"
@@ -22,6 +26,7 @@
 #include <string.h>
 #include <sys/wait.h>
 
+#include "compare.h"
 #include "measure/supervise.h"
 #include "util/size.h"
 
@@ -39,30 +44,59 @@ struct arm {
 	struct run_result *runs;        /* [compare] */
 };
 
-/* FNV-1a, 64 bits: enough to tell two outputs apart. */
-struct output_hash {
+/* A run's standard output: hashed (FNV-1a, 64 bits: enough to tell two
+ * outputs apart) and, with a label, shown on standard error, each line
+ * after "[label] ". */
+struct output_sink {
 	uint64_t h, n;
+	const char *label;  /* NULL: not shown */
+	int mid_line;       /* the last shown ended within a line */
 };
 
-static void hash_output(void *ctx, const char *buf, size_t n)
+static void show_output(struct output_sink *o, const char *buf, size_t n)
 {
-	struct output_hash *o = ctx;
+	while (n) {
+		const char *nl = memchr(buf, '\n', n);
+		size_t len = nl ? (size_t)(nl - buf) + 1 : n;
+		if (!o->mid_line)
+			fprintf(stderr, "[%s] ", o->label);
+		fwrite(buf, 1, len, stderr);
+		o->mid_line = !nl;
+		buf += len;
+		n -= len;
+	}
+}
+
+static void take_output(void *ctx, const char *buf, size_t n)
+{
+	struct output_sink *o = ctx;
 	for (size_t i = 0; i < n; i++)
 		o->h = (o->h ^ (unsigned char)buf[i]) * 0x100000001b3ull;
 	o->n += n;
+	if (o->label)
+		show_output(o, buf, n);
 }
 
-/* One run of the command in arm a: 0, or -1 with why in e. */
+/* Run number run of arm a (-1: its warm-up): 0, or -1 with why in e. */
 static int run_once(const struct run_options *o, const struct run_env *had,
-		    const struct arm *a, struct run_result *r, struct cli_error *e)
+		    const struct arm *a, long run, struct run_result *r,
+		    struct cli_error *e)
 {
-	struct output_hash out = {0xcbf29ce484222325ull, 0};
-	struct supervise_io io = {.stdin_null = 1, .output = hash_output,
+	char label[64];
+	if (run < 0)
+		snprintf(label, sizeof label, "%s warm-up", a->name);
+	else
+		snprintf(label, sizeof label, "%s %ld", a->name, run + 1);
+	struct output_sink out = {0xcbf29ce484222325ull, 0,
+				  o->show_output ? label : NULL, 0};
+	struct supervise_io io = {.stdin_null = 1, .output = take_output,
 				  .cpu = -1, .ctx = &out};
 	struct run_outcome oc;
 	if (run_set_environment(had, a->shim, a->tunables, e) ||
 	    supervise(o->command, &io, &oc, e))
 		return -1;
+	if (out.mid_line)
+		fputc('\n', stderr);
 	if (oc.status) {
 		char why[64];
 		if (WIFSIGNALED(oc.status))
@@ -149,20 +183,46 @@ static void print_arms(const struct arm *arms, int narms, long n,
 	}
 }
 
-/* Is the change in wall time of arm a larger than the runs' spread? */
-static void print_spread(const struct arm *arms, int narms, const struct summary *s)
+static void format_change(double ratio, char *buf, size_t len)
 {
-	double base_spread = (s[0].wall_max - s[0].wall_min) / s[0].wall;
+	snprintf(buf, len, "%+.1f%%", 100 * (ratio - 1));
+}
+
+/* Each arm's change in wall time from the arm without the shim, and
+ * whether its interval (compare_stats.c) shows one. */
+static void print_change(const struct arm *arms, int narms, long n)
+{
+	double *base = malloc(2 * (size_t)n * sizeof *base);
+	if (!base)
+		return;
+	double *times = base + n;
+	for (long i = 0; i < n; i++)
+		base[i] = arms[0].runs[i].wall;
 	for (int a = 1; a < narms; a++) {
-		double change = s[a].wall / s[0].wall - 1;
-		double spread = (s[a].wall_max - s[a].wall_min) / s[a].wall;
-		if (spread < base_spread)
-			spread = base_spread;
-		fprintf(stderr, "  %s: wall time %+.1f%%, %s the runs' spread (%.1f%%)\n",
-		        arms[a].name, 100 * change,
-		        change > spread || -change > spread ? "beyond" : "within",
-		        100 * spread);
+		struct compare_ratio r;
+		char est[32], lo[32], hi[32];
+		for (long i = 0; i < n; i++)
+			times[i] = arms[a].runs[i].wall;
+		if (compare_ratio(base, n, times, n, &r))
+			break;
+		format_change(r.estimate, est, sizeof est);
+		if (!r.lo) {
+			fprintf(stderr, "  %s: wall time %s; %ld runs an arm are too few "
+				"for a 95%% interval (4 at least)\n", arms[a].name, est, n);
+			continue;
+		}
+		format_change(r.lo, lo, sizeof lo);
+		format_change(r.hi, hi, sizeof hi);
+		int v = compare_verdict(&r);
+		fprintf(stderr, "  %s: wall time %s, 95%% interval %s to %s: %s\n",
+			arms[a].name, est, lo, hi,
+			v > 0 ? "slower" : v < 0 ? "faster"
+				 : "no change beyond the runs' noise");
 	}
+	fprintf(stderr, "  (the change: the median of the ratios of every run of "
+		"the arm to every run\n   without the shim; its 95%% interval from "
+		"their ranks: Hodges-Lehmann, Mann-Whitney)\n");
+	free(base);
 }
 
 /* Standard output: the same in every run?  Returns 1 if the arms differ
@@ -204,9 +264,11 @@ static void print_header(const struct run_options *o, int narms)
 	char cmd[512];
 	cli_format_command(o->command, cmd, sizeof cmd);
 	fprintf(stderr, "ntmem run --compare %ld: %s\n  %ld runs per arm after one "
-	        "warm-up each, the %d arms taking turns, each round starting\n"
-	        "  with the next; stdin /dev/null, stdout hashed\n", o->compare,
-	        cmd, o->compare, narms);
+	        "warm-up each, the %d arms taking turns forwards, then\n"
+	        "  backwards (%s ...); stdin /dev/null, stdout hashed%s\n",
+		o->compare, cmd, o->compare, narms,
+		narms == 2 ? "A B B A A B" : "A B C C B A", o->show_output ?
+		" and shown" : "");
 }
 
 int run_compare(const struct run_options *o, const char *shim)
@@ -228,12 +290,11 @@ int run_compare(const struct run_options *o, const char *shim)
 		if (!(arms[a].runs = calloc((size_t)o->compare, sizeof *arms[a].runs)))
 			rc = cli_error(&e, CLI_FAILED, "out of memory");
 	for (int a = 0; a < narms && !rc; a++)
-		rc = run_once(o, &had, &arms[a], &warm, &e);
-	for (long r = 0; r < o->compare && !rc; r++)
-		for (int i = 0; i < narms && !rc; i++) {
-			int a = (int)((r + i) % narms);
-			rc = run_once(o, &had, &arms[a], &arms[a].runs[r], &e);
-		}
+		rc = run_once(o, &had, &arms[a], -1, &warm, &e);
+	for (long k = 0; k < o->compare * narms && !rc; k++) {
+		int a = compare_arm_at(k, narms);
+		rc = run_once(o, &had, &arms[a], k / narms, &arms[a].runs[k / narms], &e);
+	}
 	int status = 0;
 	if (rc) {
 		fprintf(stderr, "ntmem run: %s\n", e.msg);
@@ -242,7 +303,7 @@ int run_compare(const struct run_options *o, const char *shim)
 		struct summary s[ARMS];
 		print_header(o, narms);
 		print_arms(arms, narms, o->compare, s);
-		print_spread(arms, narms, s);
+		print_change(arms, narms, o->compare);
 		status = print_output(arms, narms, o->compare) ? CLI_FAILED : 0;
 	}
 	for (int a = 0; a < narms; a++)

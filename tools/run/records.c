@@ -26,6 +26,8 @@ void tree_init(struct tree *t)
 {
 	t->proc = NULL;
 	t->nproc = t->cap = 0;
+	t->dir_replaced = 0;
+	t->minor_faults = -1;
 }
 
 void tree_free(struct tree *t)
@@ -89,14 +91,19 @@ static int parse_name(const char *name, struct entry *en)
 	return 0;
 }
 
-/* The record files in dir, into *out (malloc'd). */
-static int list_records(const char *dir, struct entry **out, size_t *n,
+/* The record files in the directory dirfd holds, into *out (malloc'd). */
+static int list_records(int dirfd, struct entry **out, size_t *n,
 			struct cli_error *e)
 {
-	DIR *d = opendir(dir);
-	if (!d)
-		return cli_error(e, CLI_FAILED, "the report directory %s: %s", dir,
-				 strerror(errno));
+	int fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	if (!d) {
+		int err = errno;
+		if (fd >= 0)
+			close(fd);
+		return cli_error(e, CLI_FAILED, "the report directory: %s",
+				 strerror(err));
+	}
 	size_t cap = 0;
 	*out = NULL;
 	*n = 0;
@@ -223,16 +230,14 @@ static int fold_record(struct tree *t, const struct ntm_record *r,
 	return add_process(t, &p);
 }
 
-int tree_fold(struct tree *t, const char *dir, long command_pid, int final,
+int tree_fold(struct tree *t, int dirfd, long command_pid, int final,
 	      struct cli_error *e)
 {
 	struct entry *all = NULL;
 	size_t n = 0;
-	if (list_records(dir, &all, &n, e))
+	if (list_records(dirfd, &all, &n, e))
 		return -1;
-	int dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	int rc = dirfd < 0 ? cli_error(e, CLI_FAILED, "the report directory "
-				       "%s: %s", dir, strerror(errno)) : 0;
+	int rc = 0;
 	for (size_t i = 0; !rc && i < n; i++) {
 		int gone = superseded(all, n, &all[i]);
 		if (all[i].lost) {  /* kept to the end: it orders the pid's records */
@@ -255,8 +260,6 @@ int tree_fold(struct tree *t, const char *dir, long command_pid, int final,
 		free(r);
 		unlinkat(dirfd, all[i].name, 0);
 	}
-	if (dirfd >= 0)
-		close(dirfd);
 	free(all);
 	return rc;
 }

@@ -65,21 +65,30 @@ struct tree {
 	int lost_in_parents_errno;
 	struct tree_seen *seen;
 	size_t nseen, seen_cap;
+	/* What ntmem run saw besides the records: the record directory's
+	 * path led elsewhere at some check (report_dir_intact()), so that
+	 * processes started then could keep no record, and no count says
+	 * how many; the minor page faults of the processes waited for
+	 * (getrusage), -1 where not known. */
+	int dir_replaced;
+	long minor_faults;
 };
 
-/* An empty tree (the caller provides the zeroed memory: it is large). */
+/* An empty tree (the caller provides the zeroed memory: it is large);
+ * minor_faults unknown. */
 void tree_init(struct tree *t);
 void tree_free(struct tree *t);
 
 /*
- * Merge the records in dir into t and remove their files.  Unless final,
+ * Merge the records in the directory dirfd holds into t and remove their
+ * files (through dirfd: never by a path, which another could redirect).  Unless final,
  * only records whose counts can no longer change: their process has
  * ended or exec'd another program.  With final, every record (the
  * command has ended; processes it left running are marked so).
  * command_pid is the process ntmem run started.  Returns 0, or -1 with a
- * CLI_FAILED error when dir cannot be read.
+ * CLI_FAILED error when the directory cannot be read.
  */
-int tree_fold(struct tree *t, const char *dir, long command_pid, int final,
+int tree_fold(struct tree *t, int dirfd, long command_pid, int final,
 	      struct cli_error *e);
 
 /* The path key's name: "small path", "overlap: memmove", a variant's name. */

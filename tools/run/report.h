@@ -16,12 +16,13 @@
  * is complete when every process that loaded the shim kept its record;
  * partial when some left none or went on to run a program without the
  * shim, fewer than those recorded: it is drawn from the recorded ones and
- * says so; withheld when they are as many as those recorded. */
+ * says so; withheld when they are as many as those recorded, or when the
+ * record directory was replaced (how many are missing is not known). */
 enum verdict_basis { VERDICT_COMPLETE, VERDICT_PARTIAL, VERDICT_WITHHELD };
 enum verdict_basis report_verdict_basis(const struct tree *t);
 
-/* "N processes left no record (why)" and "N went on without the shim";
- * returns 1 if it printed either. */
+/* "N processes left no record (why)", "N went on without the shim" and
+ * that the record directory was replaced; returns 1 if it printed any. */
 int report_lost_text(FILE *f, const struct tree *t);
 
 /* The line no report can leave out: programs that never load the shim
@@ -33,7 +34,7 @@ void report_unseen_text(FILE *f);
 int report_verdict_heading(FILE *f, const struct tree *t);
 
 /* processes_without_record, without_record (per reason),
- * processes_without_shim and verdict_basis. */
+ * processes_without_shim, record_directory_replaced and verdict_basis. */
 struct json;
 void report_lost_json(struct json *j, const struct tree *t);
 

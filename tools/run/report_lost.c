@@ -35,7 +35,7 @@ enum verdict_basis report_verdict_basis(const struct tree *t)
 	struct tree_lost_why why[WHY_MAX];
 	size_t nwhy;
 	unsigned lost = tree_lost_processes(t, why, WHY_MAX, &nwhy);
-	if (lost && lost >= distinct_pids(t))
+	if ((lost && lost >= distinct_pids(t)) || t->dir_replaced)
 		return VERDICT_WITHHELD;
 	return lost || tree_without_shim(t) ? VERDICT_PARTIAL : VERDICT_COMPLETE;
 }
@@ -67,7 +67,11 @@ int report_lost_text(FILE *f, const struct tree *t)
 			"(LD_PRELOAD cleared, or a static or setuid program): %s calls "
 			"from then on are not counted\n", without,
 			without == 1 ? "" : "es", without == 1 ? "its" : "their");
-	return lost || without;
+	if (t->dir_replaced)
+		fprintf(f, "  the record directory was moved or replaced while the "
+			"command ran (its path led elsewhere): processes that started "
+			"meanwhile could keep no record, and how many is not known\n");
+	return lost || without || t->dir_replaced;
 }
 
 void report_unseen_text(FILE *f)
@@ -97,6 +101,12 @@ int report_verdict_heading(FILE *f, const struct tree *t)
 	case VERDICT_WITHHELD:
 		break;
 	}
+	if (t->dir_replaced) {
+		fprintf(f, "\nverdict: none: the record directory was replaced while "
+			"the command ran, so processes may be missing that no count "
+			"shows\n");
+		return 0;
+	}
 	fprintf(f, "\nverdict: none: %u of the %u processes left no record, so "
 		"the recorded calls cannot stand for the command's\n", lost,
 		lost + distinct_pids(t));
@@ -123,5 +133,6 @@ void report_lost_json(struct json *j, const struct tree *t)
 	}
 	json_end(j);
 	json_uint(j, "processes_without_shim", tree_without_shim(t));
+	json_bool(j, "record_directory_replaced", t->dir_replaced);
 	json_string(j, "verdict_basis", basis[report_verdict_basis(t)]);
 }

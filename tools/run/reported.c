@@ -1,58 +1,32 @@
 /*
  * reported.c - "ntmem run --report": the command runs as ntmem run's
  * child, every process of its tree keeps a record in a private directory
- * (record.h), and when it ends ntmem run merges the records and reports.
- * The programs get no descriptor: only NTMEM_PRELOAD_REPORT, naming the
- * directory.
+ * (record.h, report_dir.h), and when it ends ntmem run merges the records
+ * and reports.  The programs get no descriptor: only NTMEM_PRELOAD_REPORT,
+ * naming the directory; ntmem run reads it through its own descriptor.
  */
 #define _GNU_SOURCE
 #include "run.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "introspect.h"
 #include "records.h"
 #include "report.h"
+#include "report_dir.h"
 #include "measure/supervise.h"
-
-/* A directory of our own, closed to others, for the records. */
-static int make_report_dir(char *dir, size_t len, struct cli_error *e)
-{
-	const char *tmp = getenv("TMPDIR");
-	if (!tmp || tmp[0] != '/' || access(tmp, W_OK | X_OK))
-		tmp = "/tmp";
-	if ((size_t)snprintf(dir, len, "%s/ntmem-run.XXXXXX", tmp) >= len ||
-	    !mkdtemp(dir))
-		return cli_error(e, CLI_FAILED, "--report: cannot make a directory "
-				 "for the records in %s: %s", tmp, strerror(errno));
-	return 0;
-}
-
-/* Remove dir and what is left in it: records of processes that outlive
- * the command, which then keep their counts to themselves. */
-static void remove_report_dir(const char *dir)
-{
-	DIR *d = opendir(dir);
-	struct dirent *de;
-	while (d && (de = readdir(d)))
-		if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
-			unlinkat(dirfd(d), de->d_name, 0);
-	if (d)
-		closedir(d);
-	rmdir(dir);
-}
 
 struct fold_state {
 	struct tree *tree;
-	const char *dir;
+	const struct report_dir *dir;
 	long pid;
 	int failed;
 	struct cli_error e;
@@ -63,12 +37,20 @@ static void started(void *ctx, long pid)
 	((struct fold_state *)ctx)->pid = pid;
 }
 
-/* While the command runs: merge the records that are final, so a long
- * build keeps files only for the processes alive. */
+/* Merge what the directory holds: while the command runs (not final),
+ * the records that are final, so a long build keeps files only for the
+ * processes alive; and note whether its path still leads to it. */
+static int fold(struct fold_state *s, int final, struct cli_error *e)
+{
+	if (!report_dir_intact(s->dir))
+		s->tree->dir_replaced = 1;
+	return tree_fold(s->tree, s->dir->fd, s->pid, final, e);
+}
+
 static void fold_final(void *ctx)
 {
 	struct fold_state *s = ctx;
-	if (!s->failed && tree_fold(s->tree, s->dir, s->pid, 0, &s->e))
+	if (!s->failed && fold(s, 0, &s->e))
 		s->failed = 1;
 }
 
@@ -77,15 +59,18 @@ static int report(const struct run_options *o, struct fold_state *s,
 		  const struct run_outcome *out, struct cli_output *json,
 		  struct cli_error *e)
 {
-	if (s->failed || tree_fold(s->tree, s->dir, s->pid, 1, e)) {
+	if (s->failed || fold(s, 1, e)) {
 		if (s->failed)
 			*e = s->e;
 		return -1;
 	}
+	struct rusage ru;  /* ntmem run's only children: the command's tree */
+	if (!getrusage(RUSAGE_CHILDREN, &ru))
+		s->tree->minor_faults = ru.ru_minflt;
 	int code = WEXITSTATUS(out->status);
 	int not_run = !WIFSIGNALED(out->status) && (code == RUN_NOT_FOUND ||
 						     code == RUN_CANNOT_EXEC);
-	if (not_run && !s->tree->nproc)
+	if (not_run && !s->tree->nproc && !s->tree->dir_replaced)
 		return 0;  /* the command never ran: nothing to report */
 	if (o->report)
 		report_text(stderr, s->tree, out, o->command);
@@ -95,24 +80,35 @@ static int report(const struct run_options *o, struct fold_state *s,
 	return cli_output_commit(json, e);
 }
 
+/* The record directory, NTMEM_PRELOAD_REPORT naming it, and the rest of
+ * the command's environment: 0, or -1 with an error. */
+static int prepare(const struct run_options *o, const char *shim,
+		   const struct run_env *had, struct report_dir *dir,
+		   struct cli_error *e)
+{
+	if (report_dir_make(dir, e) ||
+	    run_set_environment(had, shim, o->tunables, e))
+		return -1;
+	if (setenv(NTM_REPORT_ENV, dir->path, 1))
+		return cli_error(e, CLI_FAILED, "%s: %s", NTM_REPORT_ENV,
+				 strerror(errno));
+	return 0;
+}
+
 int run_reported(const struct run_options *o, const char *shim)
 {
 	struct cli_output json = {0};
 	struct cli_error e;
 	struct run_env had;
-	char dir[PATH_MAX];
+	struct report_dir dir = {.parent = -1, .fd = -1};
 	if (o->report_json && cli_output_open(&json, "--report-json", o->report_json, &e))
 		cli_exit(&e);
 	run_env_save(&had);
-	int rc = make_report_dir(dir, sizeof dir, &e), made = !rc;
-	if (!rc)
-		rc = run_set_environment(&had, shim, o->tunables, &e);
-	if (!rc && setenv(NTM_REPORT_ENV, dir, 1))
-		rc = cli_error(&e, CLI_FAILED, "%s: %s", NTM_REPORT_ENV, strerror(errno));
+	int rc = prepare(o, shim, &had, &dir, &e);
 	struct tree *tree = rc ? NULL : calloc(1, sizeof *tree);
 	if (!rc && !tree)
 		rc = cli_error(&e, CLI_FAILED, "out of memory");
-	struct fold_state state = {.tree = tree, .dir = dir, .pid = -1};
+	struct fold_state state = {.tree = tree, .dir = &dir, .pid = -1};
 	struct supervise_io io = {.cpu = -1, .tick = fold_final, .tick_ms = 1000,
 				  .started = started, .ctx = &state};
 	struct run_outcome out;
@@ -128,8 +124,7 @@ int run_reported(const struct run_options *o, const char *shim)
 		signal(SIGPIPE, SIG_IGN);
 	if (!rc)
 		rc = report(o, &state, &out, &json, &e);
-	if (made)
-		remove_report_dir(dir);
+	report_dir_remove(&dir);
 	if (tree) {
 		tree_free(tree);
 		free(tree);
@@ -138,6 +133,8 @@ int run_reported(const struct run_options *o, const char *shim)
 	if (rc) {
 		if (json.f)
 			cli_output_abandon(&json);
+		if (e.status == CLI_USAGE)
+			cli_exit(&e);
 		fprintf(stderr, "ntmem run: %s\n", e.msg);
 		return RUN_FAILED;
 	}

@@ -40,7 +40,7 @@ static void usage(FILE *f)
 		"programs COMMAND starts inherit the shim.\n"
 		"\n"
 		"Policy options (added to NTMEM_TUNABLES):\n"
-		"  -s, --stream-above SIZE  stream every memset and memcpy from SIZE\n"
+		"      --stream-above SIZE  stream every memset and memcpy from SIZE\n"
 		"                           up, e.g. 64MiB (a plain number is bytes;\n"
 		"                           0: every call above the small path)\n"
 		"  -n, --never-stream       never stream\n"
@@ -59,10 +59,14 @@ static void usage(FILE *f)
 		"      --report-json FILE   the same report as JSON, into FILE\n"
 		"  -c, --compare N          run COMMAND N times without the shim and N\n"
 		"                           times with it (and, with --stream-above, N\n"
-		"                           times streaming from SIZE), alternating; print\n"
-		"                           on standard error each arm's wall, user and\n"
-		"                           system time and whether its standard output\n"
-		"                           was the same\n"
+		"                           times streaming from SIZE), taking turns\n"
+		"                           A B B A ...; print on standard error each\n"
+		"                           arm's wall, user and system time, the change\n"
+		"                           in wall time with its 95%% interval, and\n"
+		"                           whether its standard output was the same\n"
+		"      --show-output        with --compare: show each run's standard\n"
+		"                           output too, on standard error, each line\n"
+		"                           after [ARM RUN]\n"
 		"  -h, --help               show this help\n"
 		"\n"
 		"Exit status: COMMAND's (128+N if signal N killed it, as a shell says);\n"
@@ -113,10 +117,13 @@ static int add_threshold(struct run_options *o, const char *opt,
 	return 0;
 }
 
-enum { OPT_REPORT_JSON = 256 };
+enum { OPT_REPORT_JSON = 256, OPT_STREAM_ABOVE, OPT_SHOW_OUTPUT };
 
+/* -s, once --stream-above's short form, is --size in ntmem bench: it
+ * still works here, with a note, and is no longer documented. */
 static const struct option longopts[] = {
-	{"stream-above", required_argument, NULL, 's'},
+	{"stream-above", required_argument, NULL, OPT_STREAM_ABOVE},
+	{"show-output", no_argument, NULL, OPT_SHOW_OUTPUT},
 	{"never-stream", no_argument, NULL, 'n'},
 	{"ladder", required_argument, NULL, 'l'},
 	{"report", no_argument, NULL, 'r'},
@@ -139,8 +146,13 @@ static int parse_option(void *ctx, int c, const char *arg, char **argv,
 	struct run_parse_state *p = ctx;
 	switch (c) {
 	case 's':
+	case OPT_STREAM_ABOVE:
+		p->o->stream_above_as_s |= c == 's';
 		p->above = arg;
 		return cli_parse_size("--stream-above", arg, &p->bytes, e);
+	case OPT_SHOW_OUTPUT:
+		p->o->show_output = 1;
+		return 0;
 	case 'n':
 		p->never = 1;
 		return 0;
@@ -162,21 +174,26 @@ static int parse_option(void *ctx, int c, const char *arg, char **argv,
 	}
 }
 
+size_t run_stream_above_min(void)
+{
+	struct ntmem_ladder_info li;
+	return ntmem_ladder_info(NTMEM_CLASS_COPY, &li) ? 1 : li.small_max + 1;
+}
+
 /* A threshold from 1 B up to the small path's reach would put an edge
  * where no call ever streams (the entry points' own stores serve them):
  * "--stream-above 64", meant as 64 MiB, would have streamed every call
- * above 256 B.  0 (every call above the small path) and the reach + 1 up
- * say what they do. */
+ * above 256 B.  0 (every call above the small path) and
+ * run_stream_above_min() up say what they do. */
 static int stream_above_inside(size_t bytes, struct cli_error *e)
 {
-	struct ntmem_ladder_info li;
-	if (bytes == 0 || ntmem_ladder_info(NTMEM_CLASS_COPY, &li) ||
-	    bytes > li.small_max)
+	size_t min = run_stream_above_min();
+	if (bytes == 0 || bytes >= min)
 		return 0;
 	char s[32], m[32], n[32];
 	ntm_format_size(bytes, s, sizeof s);
-	ntm_format_size(li.small_max, m, sizeof m);
-	ntm_format_size(li.small_max + 1, n, sizeof n);
+	ntm_format_size(min - 1, m, sizeof m);
+	ntm_format_size(min, n, sizeof n);
 	return cli_error(e, CLI_USAGE, "--stream-above: %s lies inside the small "
 			 "path, which never streams (calls up to %s): give 0 for "
 			 "every call above it, or %s or more; a plain number is "
@@ -201,6 +218,10 @@ int run_parse(int argc, char **argv, struct run_options *o, int *help,
 		return cli_error(e, CLI_USAGE, "--compare and --report%s: choose "
 				 "one (a report counts calls, which costs time)",
 				 o->report ? "" : "-json");
+	if (o->show_output && !o->compare)
+		return cli_error(e, CLI_USAGE, "--show-output: only with --compare "
+				 "(which otherwise hashes the output; a plain run "
+				 "shows it anyway)");
 	if (optind >= argc)
 		return cli_error(e, CLI_USAGE, "no command given (ntmem run "
 				 "[OPTIONS] -- COMMAND [ARG...])");
@@ -295,6 +316,10 @@ int cmd_run(int argc, char **argv)
 		usage(stdout);
 		return 0;
 	}
+	if (o.stream_above_as_s)
+		fprintf(stderr, "ntmem run: note: -s is deprecated and will go in "
+			"the next release: write --stream-above (in ntmem bench, -s "
+			"is --size)\n");
 	if (find_shim(&o, shim, sizeof shim, &e))
 		return failed(&e);
 	if (o.compare)

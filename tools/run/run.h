@@ -20,9 +20,12 @@ struct run_options {
 	size_t unforced_len;             /* tunables' length without the
 					    thresholds of --stream-above */
 	int stream_above;                /* --stream-above given */
+	int stream_above_as_s;           /* given as -s, which is to go: -s
+					    is --size in ntmem bench */
 	int report;                      /* --report */
 	const char *report_json;         /* --report-json FILE, or NULL */
 	long compare;                    /* --compare N: runs per arm; 0 */
+	int show_output;                 /* --show-output (with --compare) */
 	char **command;                  /* NULL-terminated, never empty */
 };
 
@@ -42,6 +45,11 @@ int run_compare(const struct run_options *o, const char *shim);
  * a CLI_USAGE error naming the argument; *help is set for --help. */
 int run_parse(int argc, char **argv, struct run_options *o, int *help,
 	      struct cli_error *e);
+
+/* The least SIZE but 0 that --stream-above takes: one past the entry
+ * points' small path (small_max + 1, 257 B on AVX2), whose calls never
+ * stream; 1 where the library gives no small path. */
+size_t run_stream_above_min(void);
 
 /* Check that the library would take every item of tunables (a trial
  * policy on this CPU); -1 with the first reason it gives otherwise. */
