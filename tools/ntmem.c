@@ -5,7 +5,6 @@
 
 #include "output/cli.h"
 #include "commands.h"
-#include "introspect.h"
 #include "measure/emulation.h"
 #include "ntmem.h"
 
@@ -52,23 +51,22 @@ static void note_emulation(const struct command *c)
 
 /* The items of NTMEM_TUNABLES that libntmem ignores, on stderr, once,
  * before the command runs: a typo there would otherwise change nothing
- * and say nothing (ntmem info lists them).  A trial policy from the
- * variable alone, without the profile, holds its notes and no others;
- * run's programs read the same variable. */
+ * and say nothing (ntmem info lists them).  This process's own policy
+ * read the same variable as it loaded, as run's programs do; its notes
+ * of the profile are info's to show. */
 static void note_ignored_tunables(const struct command *c)
 {
-	static struct policy trial;  /* large */
 	const char *text = getenv("NTMEM_TUNABLES");
 	const char *prefix = "NTMEM_TUNABLES: ";
 	if (c->lists_ignored || !text || !*text)
 		return;
-	ntm_policy_build(&trial, ntm_cpu(), text, NULL);
-	for (int i = 0; i < trial.note_count; i++) {
-		const char *note = trial.notes[i];
+	const char *note;
+	for (int i = 0; (note = ntmem_policy_ignored(i)); i++) {
 		if (!strncmp(note, prefix, strlen(prefix)))
 			fprintf(stderr, "ntmem: %s (ignored)\n", note);
-		else  /* the count of those that did not fit */
-			fprintf(stderr, "ntmem: %s%s\n", prefix, note);
+		else if (strncmp(note, "profile ", 8) && strncmp(note, "NTMEM_PROFILE", 13))
+			fprintf(stderr, "ntmem: %s%s\n", prefix, note);  /* the count
+									   of those that did not fit */
 	}
 }
 

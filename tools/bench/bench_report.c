@@ -36,16 +36,6 @@ static const char *streams_text(int s)
 	return s < 0 ? "?" : s ? "yes" : "no";
 }
 
-void bench_value_text(const struct bench_opts *o, char *buf, size_t len)
-{
-	if (o->value < 0)
-		snprintf(buf, len, "source of random bytes");
-	else if (o->op == NTMEM_OP_SET)
-		snprintf(buf, len, "0x%02x written", o->value);
-	else
-		snprintf(buf, len, "source of bytes 0x%02x", o->value);
-}
-
 const char *bench_pages_obtained(const struct bench_opts *o)
 {
 	for (size_t i = 1; i < o->nresults; i++)

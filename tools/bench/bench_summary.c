@@ -390,3 +390,15 @@ void bench_print_summary(const struct bench_opts *o, FILE *f)
 		print_versus(o, sizes, n, thr, f);
 	}
 }
+
+/* What a table wrote: "0x5a written", "source of random bytes"; the
+ * summary's sections and the tables' headers say it. */
+void bench_value_text(const struct bench_opts *o, char *buf, size_t len)
+{
+	if (o->value < 0)
+		snprintf(buf, len, "source of random bytes");
+	else if (o->op == NTMEM_OP_SET)
+		snprintf(buf, len, "0x%02x written", o->value);
+	else
+		snprintf(buf, len, "source of bytes 0x%02x", o->value);
+}

@@ -13,19 +13,6 @@
 #include "calibrate.h"
 #include "introspect.h"
 
-void cal_undo_command(const struct cal_options *o, const char *path, char *buf,
-		      size_t len)
-{
-	char *argv[] = {"ntmem", "calibrate", "--undo", NULL, NULL, NULL};
-	if (o->system)
-		argv[3] = "--system";
-	else if (o->output) {
-		argv[3] = "--output";
-		argv[4] = (char *)path;
-	}
-	cli_format_command(argv, buf, len);
-}
-
 /* Does the file at path start as a profile ("ntmem-profile N")?  0 yes;
  * else -1 with errno (EINVAL: another file). */
 static int looks_like_profile(const char *path)

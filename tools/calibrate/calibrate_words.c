@@ -100,3 +100,18 @@ void cal_rung_confidence(const struct cal_class *k, unsigned r,
 		}
 	}
 }
+
+/* "ntmem calibrate --undo" with what names the profile calibrate wrote,
+ * for the report, its JSON and the profile's comment. */
+void cal_undo_command(const struct cal_options *o, const char *path, char *buf,
+		      size_t len)
+{
+	char *argv[] = {"ntmem", "calibrate", "--undo", NULL, NULL, NULL};
+	if (o->system)
+		argv[3] = "--system";
+	else if (o->output) {
+		argv[3] = "--output";
+		argv[4] = (char *)path;
+	}
+	cli_format_command(argv, buf, len);
+}
