@@ -11,9 +11,8 @@
 #include "dispatch/select.h"
 #include "harness.h"
 #include "ntmem.h"
+#include "util/size.h"
 
-#define KiB ((size_t)1 << 10)
-#define MiB ((size_t)1 << 20)
 
 /* The entry points' calls into C, counted (linked with --wrap). */
 static unsigned long reached_c;

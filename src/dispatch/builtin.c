@@ -32,8 +32,9 @@
 
 #define END SIZE_MAX
 
-/* Reasons the rungs give in "ntmem info" (the figures: docs/results.md
- * and each machine's README in data/machines/). */
+/* Reasons the rungs give in "ntmem info" (the figures: docs/results.md,
+ * "Figures the code's comments quoted", and each machine's README in
+ * data/machines/). */
 #define WHY_VECTOR_L2 "cached vector stores beat the C library's while the data fits the caches"
 #define WHY_STREAM_ABOVE_L3 "above the L3 a cached store reads each line before writing it; streaming stores do not"
 #define WHY_PAGES "above the L3 streaming stores skip the read of each line; moving four pages at once keeps four streams going, faster on Intel"
@@ -47,12 +48,14 @@
 
 /* Zen 3: Milan (EPYC 7xx3, model 0x01), Vermeer, Cezanne.  Cached vector
  * stores beat rep stosb and glibc up to about half the CCD's L3; above
- * it streaming stores are 1.5-3x glibc's memset (CLZERO for zeros: the
+ * it streaming stores beat glibc's memset by far (CLZERO for zeros: the
  * others trade places with it from run to run).  Streaming copies, line
- * by line, lead from 16 MiB (1.2-1.5x rep movsb); up to half the L3 they
- * read their source a page ahead, and never four pages at once (four
- * times slower here, docs/results.md).  From 1 GiB glibc's own memset (rep
- * stosb) holds its own in every run, and the rest do not. */
+ * by line, lead rep movsb from 16 MiB; up to half the L3 they read their
+ * source a page ahead, and never four pages at once (far slower here:
+ * docs/results.md, "Streaming copies, line by line").  From 1 GiB
+ * glibc's own memset (rep stosb) holds its own in every run, and the
+ * rest do not.  The figures: docs/results.md, "Figures the code's
+ * comments quoted". */
 static const struct builtin zen3 = {
 	.name = "AMD Zen 3",
 	.source = "data/machines/AuthenticAMD-25-1, recorded 2026-12-02, copies again",
@@ -75,11 +78,12 @@ static const struct builtin zen3 = {
 
 /* Zen 4: Genoa (model 0x11), Raphael, Phoenix, Bergamo.  Cached vector
  * stores hold zeros to 12 MiB (glibc's ties at 64 KiB-1 MiB), CLZERO
- * leads from 16 MiB (1.4-2.2x glibc) and glibc's own holds at 1 GiB.
+ * leads glibc's by far from 16 MiB and glibc's own holds at 1 GiB.
  * Rep stosb and movsb lead the AVX-512 loop at 1-4 MiB (vec_avx2 would
  * too, but the AVX-512 loop is the entry's); data streams from 64 MiB,
  * copies at 16-64 MiB, and above that rep movsb, which stops allocating
- * above the L3, leads copies (1.5-1.6x glibc). */
+ * above the L3, leads copies, well ahead of glibc's (docs/results.md,
+ * "Figures the code's comments quoted"). */
 static const struct builtin zen4 = {
 	.name = "AMD Zen 4",
 	.source = "data/machines/zen4-vm, recorded 2026-11-30 and 2026-12-03",
@@ -105,12 +109,13 @@ static const struct builtin zen4 = {
 
 /* Zen 5: Turin (model 0x02).  Vector stores lead up to 768 KiB, rep
  * stosb from there; above 3.5 MiB rep stosb of other values than zero
- * falls from 104 to 40 GB/s while vector stores hold 84 to 16 MiB.  For
+ * falls far below the speed vector stores hold to 16 MiB.  For
  * zeros rep stosb and vector stores swap places between runs at 4-16 MiB:
  * rep stosb is glibc's own choice there.  Above the L3 rep stosb and rep
- * movsb no longer allocate: for zeros CLZERO is 1.2-1.4x them, for data
- * they tie with streaming stores, and rep movsb beats every streaming
- * copy, but for a dip at 4 MiB where glibc's memcpy holds. */
+ * movsb no longer allocate: for zeros CLZERO leads them, for data they
+ * tie with streaming stores, and rep movsb beats every streaming copy,
+ * but for a dip at 4 MiB where glibc's memcpy holds (docs/results.md,
+ * "Figures the code's comments quoted"). */
 static const struct builtin zen5 = {
 	.name = "AMD Zen 5",
 	.source = "data/machines/zen5-vm, recorded 2026-12-02",
@@ -133,8 +138,9 @@ static const struct builtin zen5 = {
 };
 
 /* The Xeon this project was measured on (a 480 MiB L3 in sysfs): rep
- * stosb allocates, and streaming stores are 1.6-2.4x glibc from 64 MiB,
- * copies four pages at once;
+ * stosb allocates, and streaming stores beat glibc's by far from 64 MiB
+ * (docs/results.md, "Figures the code's comments quoted"), copies four
+ * pages at once;
  * from 4 to 16 MiB every cached method runs at memory speed and the C
  * library's is as good as any. */
 static const struct builtin xeon_vm = {
@@ -188,16 +194,18 @@ static const struct recorded recorded[] = {
  * the C library's function there on every machine recorded. */
 #define LOOP_MAX (32 * KiB)
 /* From here on AMD's rep stosb holds its own against every streaming
- * store in every run recorded (Zen 3 at 1 GiB: 0.89-1.0x). */
+ * store in every run recorded (Zen 3 at 1 GiB: docs/results.md,
+ * "Figures the code's comments quoted"). */
 #define AMD_GLIBC_HOLDS (512 * MiB)
 
 /* Zen 1 to 4 (families 0x17 to 0x19, Hygon's 0x18), where the recorded
  * Zen 3 and Zen 4 agree: zeros stream above the L3 share up to 512 MiB;
  * memset of other values keeps the C library's (streaming it at 16 MiB
- * ran at 0.5-0.6x glibc on both, in one run of two); copies stream from
- * half the share (1.2-2.1x glibc from 16 MiB on both).  The share's
- * floor (8 MiB) and cap (64 MiB, cpu.h) keep every edge between the
- * loop's 32 KiB and 512 MiB. */
+ * lost to glibc's by far on both, in one session of two); copies stream
+ * from half the share (ahead of glibc's from 16 MiB on both; the
+ * figures: docs/results.md, "Figures the code's comments quoted").  The
+ * share's floor (8 MiB) and cap (64 MiB, cpu.h) keep every edge between
+ * the loop's 32 KiB and 512 MiB. */
 static const struct builtin zen_rule = {
 	.name = "the rule for AMD Zen 1-4 not recorded",
 	.rung = {
@@ -217,7 +225,8 @@ static const struct builtin zen_rule = {
 };
 
 /* Zen 5 and later (family 0x1a on): CLZERO for zeros above the share;
- * rep movsb for copies above it, 1.2-1.3x every streaming copy. */
+ * rep movsb for copies above it, ahead of every streaming copy
+ * (docs/results.md, "Figures the code's comments quoted"). */
 static const struct builtin zen5_rule = {
 	.name = "the rule for AMD Zen 5 and later not recorded",
 	.rung = {

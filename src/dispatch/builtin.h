@@ -62,8 +62,9 @@ const struct builtin *ntm_builtin_for(const struct cpu *cpu, int family_only,
 /* How far every built-in ladder of op, of every CPU, starts with the
  * vector loop: one past the largest size that runs it, or 0.  Where an
  * edge is sized from the L3, the least it can be.  Known without a
- * look at the CPU (its name takes a CPUID, some 6 us in a guest): any
- * policy built from the built-in ladders runs the loop at least as far. */
+ * look at the CPU (its name takes a CPUID, a hypervisor exit in a
+ * guest: cpu.c): any policy built from the built-in ladders runs the
+ * loop at least as far. */
 size_t ntm_builtin_loop_reach(enum ntmem_op op);
 
 /* The built-in streaming threshold for op: one CPU's share of the L3

@@ -21,7 +21,8 @@
 #if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 33))
 #include <sys/platform/x86.h>
 /* The leaves glibc read as the process started (2.33): each CPUID exits
- * to the hypervisor in a guest, some 6 us.  Weak: NULL with a C library
+ * to the hypervisor in a guest, microseconds each (docs/results.md, the
+ * fifth pass, "What changed, and why").  Weak: NULL with a C library
  * that has none, and while this object's GOT is not yet relocated (an
  * IFUNC resolver run before that), where CPUID answers instead. */
 #pragma weak __x86_get_cpuid_feature_leaf
@@ -335,11 +336,12 @@ static NTM_NO_SANITIZE unsigned probe(unsigned *reported, uint64_t *xcr0,
 	return usable & ~inactive;
 }
 
-/* Each CPUID exits to the hypervisor in a guest: 5.7 us on the Xeon KVM
- * guest, which made the four probes of a preloaded program's start-up
- * 0.1 ms.  So the first probe's answer is kept: three words in .bss,
- * written before the flag that publishes them, nothing to relocate.
- * Racing first callers store the same values. */
+/* Each CPUID exits to the hypervisor in a guest, which made the four
+ * probes a visible part of a preloaded program's start-up on the Xeon
+ * KVM guest (docs/results.md, the fifth pass, "What changed, and why").
+ * So the first probe's answer is kept: three words in .bss, written
+ * before the flag that publishes them, nothing to relocate.  Racing
+ * first callers store the same values. */
 static struct {
 	unsigned usable, reported, libc_off;
 	uint64_t xcr0;
@@ -398,7 +400,7 @@ static void read_brand(char *brand)
 }
 
 /* The CPU's name: leaf 1 as the probe read it, and leaf 0, read once per
- * process: each CPUID is some 6 us in a guest (above). */
+ * process: each CPUID is a hypervisor exit in a guest (above). */
 static void identify_x86(struct cpu *cpu)
 {
 	struct probe_leaves *l = &probed.leaves;

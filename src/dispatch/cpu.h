@@ -70,8 +70,9 @@ void ntm_cpu_describe(struct ntmem_cpu_info *info);
 const struct cpu *ntm_cpu(void);
 
 /* The CPU's features (reported, usable, xcr0) and nothing else on x86:
- * the rest is 0, as no CPUID but the probe's is asked (each is some 6 us
- * in a guest) and no file read.  Enough to tell which variants run. */
+ * the rest is 0, as no CPUID but the probe's is asked (each is a
+ * hypervisor exit in a guest: cpu.c) and no file read.  Enough to tell
+ * which variants run. */
 const struct cpu *ntm_cpu_features(void);
 
 /* The same with the brand, the hypervisor's name, and CPUID's and

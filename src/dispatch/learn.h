@@ -7,8 +7,9 @@
  * the host: on one Zen 3 model cached and streaming stores swapped places
  * at 16 MiB from one day to the next, and a CPU nobody recorded starts
  * from a family rule that can be far from the best (docs/results.md,
- * "Trials at contested edges").  Two clock reads cost under 0.5% of a call from
- * 1 MiB (tens of microseconds), so there the calls themselves can say.
+ * "Trials at contested edges").  Two clock reads are a small part of a
+ * call from 1 MiB (tens of microseconds), so there the calls themselves
+ * can say.
  *
  * How, per class and power-of-two size (a band):
  *   - the candidates ("sides") are the ladder's variants in the band and

@@ -82,17 +82,17 @@ FUNCTION ntm_entry_set_\w
 	cmp	ntm_limits+LIMITS_INLINE_SET(%rip), %rdx
 	ja	.Lset_large_\w
 	/* In 8-vector blocks, as the shim's SSE2 width: in blocks of 4 the
-	 * memsets of 513 bytes to 4 KiB took 1.04-1.05x the time of glibc's
-	 * SSE2 memset (docs/results.md). */
+	 * memsets of 513 bytes to 4 KiB were slower than glibc's SSE2
+	 * memset (docs/results.md, "Every width, auto included"). */
 	SET_4V	\V, \movu, \r0, %rdi
 	CACHED_SET_LOOP8 \V, \movu, \mova, \r0, \vzu
 .Lset_large_\w:
 	TO_LADDER set, \vzu
 	.else
 	/* The shim's classes: with SET_SMALL's, the AVX2 entry's memsets of
-	 * 65-128 bytes took 1.09-1.10x the time of glibc's AVX2 memset
-	 * (docs/results.md).  Their way beyond the inline limit has cleared
-	 * the upper state already. */
+	 * 65-128 bytes were slower than glibc's AVX2 memset
+	 * (docs/results.md, "Every width, auto included").  Their way
+	 * beyond the inline limit has cleared the upper state already. */
 	SET_CLASSES \w, \w\()_e, \V, \movu, \mova, \r0, \h32a, \h16a, \movh, \bcast, \qword, \vzu, route=.Lset_large_\w
 .Lset_large_\w:
 	TO_LADDER set, 0

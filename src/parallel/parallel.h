@@ -11,9 +11,10 @@
 #include "variants/variant.h"
 
 /* The least bytes worth a thread, unless the options or the policy say
- * otherwise.  Waking a sleeping worker costs some 5-50 us; 4 MiB take
- * 100-400 us to clear, so the wake-up stays a small part even where
- * memory is slow.  Calibration is to measure it (see parallel.c). */
+ * otherwise: waking a sleeping worker should cost a small part of the
+ * time 4 MiB take to clear (an estimate, never measured: docs/results.md,
+ * "Figures the code's comments quoted").  Calibration is to measure it
+ * (see parallel.c). */
 #define NTM_PARALLEL_MIN_CHUNK ((size_t)4 << 20)
 
 struct extent_work;

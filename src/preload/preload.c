@@ -18,15 +18,15 @@
  * ... for IFUNC symbol" under LD_BIND_NOW), and so can another library's
  * IFUNC resolver that calls memcpy.  Each function, past the direct path
  * below, ends in one indirect jump through its route, which until the
- * constructor runs is empty: the
- * call then takes plain loops while this object is unrelocated, and the
- * entry points of the width CPUID gives once it is.  The entry points need no
- * constructor either: before it they use the baseline variants
- * (registry.h), and until the C library's are handed down, ntm_libc holds
- * ntmem's own portable loops; the first call that needs the policy
- * builds it (dispatch/select.c).  Nothing on this path takes a lock,
- * allocates, or asks the dynamic linker anything, so calls from other
- * constructors, from malloc and from signal handlers are served.
+ * constructor runs is empty: the call then takes plain loops while this
+ * object is unrelocated, and the entry points of the width CPUID gives
+ * once it is.  The entry points need no constructor either: before the
+ * library's has built the policy (dispatch/process.c) they use the
+ * baseline variants (registry.h), and until the C library's are handed
+ * down, ntm_libc holds ntmem's own portable loops.  Nothing on this path
+ * takes a lock, allocates, or asks the dynamic linker anything, so calls
+ * from other constructors, from malloc and from signal handlers are
+ * served.
  *
  * Calls that never reach the shim: those the C library makes to itself
  * (calloc's clearing, stdio's copies, the wide-character functions),
@@ -78,8 +78,9 @@ const char *ntmem_preload_width(void)
 
 /*
  * The direct path.  Each jump between the caller and its stores costs a
- * small call a measurable share of its time (in the fleet's size mixes,
- * 5-15% over glibc's memcpy; docs/results.md).  On x86-64 the small paths
+ * small call a measurable share of its time (two jumps put the shim
+ * behind glibc's memcpy on every fleet mix: docs/results.md, "Size mixes
+ * and peers").  On x86-64 the small paths
  * read no data but the selector's limits (ntm_limits, set by
  * ntm_select_set_shim()): memcpy, memmove, memset and their _chk forms
  * run the classes of the shim's width in preload_x86_64.S (in a width's
@@ -301,10 +302,11 @@ static void hand_down_libc(void)
 	ntm_libc_use(set && copy && move ? &fns : NULL);
 }
 
-/* After the library's constructor (priority 102) has built the policy or
- * left it to the first call that needs it: route the calls straight to the entry points, or, when ntmem run asked
- * this process for a report, through the counters.  errno is kept, as
- * loading a library must not change it. */
+/* After the library's constructor (priority 102) has built the policy:
+ * the width of the entry points, the widest this process may use; then
+ * route the calls to them, or, when ntmem run asked this process for a
+ * report, through the counters.  errno is kept, as loading a library
+ * must not change it. */
 __attribute__((constructor(103))) static void shim_start(void)
 {
 	int saved = errno;
@@ -313,8 +315,9 @@ __attribute__((constructor(103))) static void shim_start(void)
 	errno = saved;
 }
 
-/* Before the library's constructor (102): the C library's functions, and that it is the shim's entry points the policy
- * serves (NTMEM_TUNABLES shim_width=). */
+/* Before the library's constructor (102): the C library's functions, and
+ * that the policy serves the shim's entry points (NTMEM_TUNABLES
+ * shim_width=). */
 __attribute__((constructor(101))) static void shim_first(void)
 {
 	int saved = errno;

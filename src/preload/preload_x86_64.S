@@ -5,7 +5,8 @@
  * A small call runs its stores right here: no jump between the caller
  * and its stores.  A jump more, to an entry point or through a route,
  * costs a small call a measurable share of its time; in the fleet's size
- * mixes it put the shim 5-15% behind glibc's memcpy (docs/results.md).
+ * mixes it put the shim behind glibc's memcpy on every one
+ * (docs/results.md, "Size mixes and peers").
  * So does a compare more: each limit is therefore one of the compares
  * that pick the size class, not a test in front of them.
  *
@@ -95,11 +96,12 @@
  * SET_CLASSES).  Each tests its classes in the order glibc's do: below
  * one vector, up to two, then up to 8; the 4- and 8-vector classes are
  * one taken branch away.  Every compare on the way to a class costs a
- * small call 2-3% of its time (65-128 byte copies on the Xeon:
- * docs/results.md), so the width's own libraries (SHIM_WIDTH, below)
- * make no compare but these, and the dispatching library one more per
- * width it passes.  Beyond its reach a class sequence jumps to the
- * name's route, which is safe before the constructor has run (preload.c).
+ * small call a few percent of its time (65-128 byte copies on the Xeon:
+ * docs/results.md, the fifth pass, "What changed, and why"), so the
+ * width's own libraries (SHIM_WIDTH, below) make no compare but these,
+ * and the dispatching library one more per width it passes.  Beyond
+ * its reach a class sequence jumps to the name's route, which is safe
+ * before the constructor has run (preload.c).
  */
 
 /*
@@ -143,8 +145,9 @@
 
 /* 128 < n <= 256 on the SSE2 width: the first and the last 8 of XMM0-15,
  * all loaded before any is stored (so also memmove).  The cached loop
- * there, its end mispredicted as sizes vary, took 1.1-1.3x the time of
- * glibc's SSE2 memcpy. */
+ * there, its end mispredicted as sizes vary, was slower than glibc's
+ * SSE2 memcpy; this is faster (docs/results.md, the fifth pass, "What
+ * changed, and why"). */
 .macro COPY_16X16
 	.irp i, 0, 1, 2, 3, 4, 5, 6, 7
 	movdqu	\i*16(%rsi), %xmm\i
@@ -168,15 +171,19 @@
  * The pair is the way on from the entry and the classes below one vector
  * a jump, as in glibc's memcpy: with the classes below one vector first
  * (the fleet's copies are mostly under 16 bytes), every class above took
- * one more taken branch, and 33-64 bytes took the AVX2 and SSE2 widths
- * 1.03-1.05x glibc's time; with the pair first, 0.90-1.00x, and the
- * branch-free classes below 16 bytes still 0.55x (docs/results.md).
+ * one more taken branch, and 33-64 bytes at the AVX2 and SSE2 widths
+ * were slower than glibc's; with the pair first they are level or
+ * faster, and the branch-free classes below 16 bytes still far faster
+ * (docs/results.md, the sixth pass, "What changed in the shim, and
+ * why").
  *
  * On the SSE2 width the way to the loop passes more classes (8 vectors
  * are only 128 bytes, and COPY_16X16 follows), so it tests for more than
  * 8 vectors before the 4- and 8-vector classes, and for COPY_16X16 out of
  * the loop's way.  With 2 more taken branches, its copies of 257-512
- * bytes took 1.15x the time of glibc's SSE2 memcpy and GoogleA 1.28x.
+ * bytes and of GoogleA were slower than glibc's SSE2 memcpy
+ * (docs/results.md, the sixth pass, and "Figures the code's comments
+ * quoted").
  * Its loop copies 8 vectors a block (CACHED_COPY_LOOP8).  The way to the
  * loop starts a 64-byte line (LOOP_LINE). */
 .macro COPY_CLASSES name, tag, V, movu, mova, r0, r1, r2, r3, r4, r5, r6, r7, vzu

@@ -17,7 +17,7 @@
 #define VEC_NAME(stem) ntm_##stem##_avx512
 #include "vector.h"
 
-/* The cached loops are in entry_x86_64.S (ZMM16-31: no VZEROUPPER). */
+/* The cached loops are in cached_x86_64.S (ZMM16-31: no VZEROUPPER). */
 void *ntm_cached_set_avx512(void *dst, int c, size_t n);
 void *ntm_cached_copy_avx512(void *dst, const void *src, size_t n);
 

@@ -37,10 +37,11 @@
  * LOOP_LINE bytes: start a loop of at most that many bytes where it lies
  * in one 64-byte line of code (the front end fetches and caches decoded
  * code by such lines): 32-byte aligned up to 32 bytes, else on a line of
- * its own.  On the Xeon a loop across two lines cost 3% more time on
- * some mixes of sizes (the AVX-512 memset of GoogleD, the SSE2 one of
- * 513 bytes to 4 KiB), and up to 40% with sequences of sizes the branch
- * predictor had learnt (docs/results.md).  tests/test_loops.c checks
+ * its own.  On the Xeon a loop across two lines cost a few percent more
+ * time on some mixes of sizes (the AVX-512 memset of GoogleD, the SSE2
+ * one of 513 bytes to 4 KiB), and far more with sequences of sizes the
+ * branch predictor had learnt (docs/results.md, "Where the code lies"
+ * and "Figures the code's comments quoted").  tests/test_loops.c checks
  * every cached loop.
  */
 .macro LOOP_LINE bytes
@@ -228,9 +229,10 @@
 /* Aligned 4-vector blocks from rcx while rcx < \end, from rcx + r8, in
  * address order, with three registers: the fourth vector reuses \r0.
  * With \src (a free register), the loads come from it, advanced beside
- * rcx: loads indexed by r8 took the SSE2 loop 1.06x glibc's time from
- * 513 bytes to 4 KiB, against 0.97x (docs/results.md).  The guarded loops
- * keep r8 indexed: their fault handler reads rcx and r8 alone. */
+ * rcx: with loads indexed by r8 the SSE2 loop was slower than glibc's
+ * from 513 bytes to 4 KiB, with \src faster (docs/results.md, the fifth
+ * pass, "What changed, and why").  The guarded loops keep r8 indexed:
+ * their fault handler reads rcx and r8 alone. */
 .macro COPY_BLOCKS V, movu, mova, r0, r1, r2, end, src
 	.ifnb \src
 	lea	(%rcx,%r8), \src
@@ -351,9 +353,9 @@
  * two repeat the outer two), as the shim's COPY_4_TO_16.  No branch
  * between 4 and 8 bytes: in the fleet's mixes those are the commonest
  * memsets below 16 bytes, and the compare between them was mispredicted
- * often; without it GoogleB took the shim's AVX2 memset 0.89x glibc's
- * time, with it 1.04x (docs/results.md).  Scratch: r9 (n may be in r11,
- * and is kept).
+ * often; with it the shim's AVX2 memset of GoogleB was slower than
+ * glibc's, without it faster (docs/results.md, "One class for 4-15
+ * bytes").  Scratch: r9 (n may be in r11, and is kept).
  */
 .macro SET_4_TO_15 mov, x, d, n
 	mov	\n, %r9
@@ -503,9 +505,10 @@
 /*
  * CACHED_SET_LOOP8: the same after the caller has stored the first 4
  * vectors, in aligned 8-vector blocks (none where n is at most 12
- * vectors), then the last 8.  The shim's SSE2 width: its 16-byte blocks
- * of 4 took 1.04-1.05x the time of glibc's SSE2 memset for 257 bytes to
- * 4 KiB, these 0.85x and 1.02x (docs/results.md).
+ * vectors), then the last 8.  The shim's SSE2 width: in 16-byte blocks
+ * of 4 its memsets of 257 bytes to 4 KiB were slower than glibc's SSE2
+ * memset, in these level or faster (docs/results.md, the sixth pass,
+ * "What changed in the shim, and why").
  */
 .macro CACHED_SET_LOOP8 V, movu, mova, r0, vzu
 	lea	4*\V(%rdi), %rcx
@@ -540,25 +543,27 @@
  * and the route above.  Each
  * store made before a compare is one that a mispredicted compare does
  * not hold up: in the fleet's mixes, a ladder of compares first and all
- * the stores after took the SSE2 width 1.06-1.08x glibc's time, against
- * 1.00-1.03x.  On the AVX2 and AVX-512 widths the loop is the way on
- * from the last compare, not a jump: as a jump, one more taken branch,
- * the AVX2 width took 1.04x glibc's time for 257-512 bytes, as the
- * fall-through 0.97x.  On the SSE2 width the loop is out of the way of
- * the classes up to 8 vectors (128 bytes; most of the fleet's memsets),
- * which took GoogleW 1.05x glibc's time with the loop among them; up to
- * 16 vectors it stores straight on, and above in 8-vector blocks
- * (CACHED_SET_LOOP8) (docs/results.md).
+ * the stores after made the SSE2 width slower than glibc's, the stores
+ * first level with it.  On the AVX2 and AVX-512 widths the loop is the
+ * way on from the last compare, not a jump: as a jump, one more taken
+ * branch, the AVX2 width was slower than glibc's at 257-512 bytes, as
+ * the fall-through faster.  On the SSE2 width the loop is out of the way
+ * of the classes up to 8 vectors (128 bytes; most of the fleet's
+ * memsets), which made GoogleW slower than glibc's with the loop among
+ * them; up to 16 vectors it stores straight on, and above in 8-vector
+ * blocks (CACHED_SET_LOOP8) (docs/results.md, the sixth pass, "What
+ * changed in the shim, and why").
  *
  * The class most calls fall through to: on the AVX-512 and AVX2 widths
  * the ones below one vector, on the SSE2 width the pair of 16 to 32
- * bytes (the fleet's memsets are mostly of 16 to 32 bytes: 52-72% in
- * GoogleA, L, U and W), whose classes below 16 bytes are then out of
- * the way, after the others.  On the AVX-512 width a memset below 64
- * bytes is one store under a mask, with no compare on its size
- * (SET_BELOW): the shim's earlier split at 32 bytes cost the fleet's
- * mixes 1.07-1.48x glibc's time once the mixes' sequences no longer
- * repeated within the branch predictor's reach (docs/results.md).
+ * bytes (most of the memsets in GoogleA, L, U and W are of 16 to 32
+ * bytes: docs/results.md, the fifth pass), whose classes below 16 bytes
+ * are then out of the way, after the others.  On the AVX-512 width a
+ * memset below 64 bytes is one store under a mask, with no compare on
+ * its size (SET_BELOW): the shim's earlier split at 32 bytes made every
+ * fleet memset mix slower than glibc's once the mixes' sequences no
+ * longer repeated within the branch predictor's reach (docs/results.md,
+ * "The measurement: 4096 calls were learnt").
  */
 .macro SET_CLASSES name, tag, V, movu, mova, r0, h32, h16, movh, bcast, qword, vzu, route
 	.if \V == 16
@@ -575,7 +580,8 @@
 	.if \vzu
 	/* Below 32 bytes from XMM0 alone, so no upper state for
 	 * VZEROUPPER to clear: from YMM0, then VZEROUPPER, 0-15 bytes
-	 * took 1.04x glibc's time (docs/results.md). */
+	 * were slower than glibc's (docs/results.md, the sixth pass, "What
+	 * changed in the shim, and why"). */
 	vpbroadcastb %xmm0, %xmm0
 	SET_BELOW \V, \r0, \movh, \h32, \h16, \qword, %rdi, %rdx, RETURN, 0
 	.else
@@ -627,7 +633,9 @@
 	.p2align 6
 .Lover8_\tag:
 	/* To 16 vectors (256 bytes), the next 4 and the last 8, no loop:
-	 * with the loop, 129-256 bytes took 1.03x glibc's time, so 0.84x. */
+	 * with the loop 129-256 bytes were slower than glibc's, so faster
+	 * (docs/results.md, the sixth pass, "What changed in the shim, and
+	 * why"). */
 	cmp	$16*\V, %rdx
 	ja	.Lover16_\tag
 	.irp i, 4, 5, 6, 7
@@ -658,8 +666,9 @@
  * Aligned 8-vector blocks from within the first vector (none where n is
  * at most about 9 vectors), then the last 8 and the first vector.  The
  * shim's SSE2 width (16 registers of 16 bytes): in blocks of 4 its
- * copies of 257-512 bytes took 1.03-1.04x the time of glibc's SSE2
- * memcpy (docs/results.md).  Scratch: rcx, r8-r11, XMM0-8.
+ * copies of 257-512 bytes were slower than glibc's SSE2 memcpy
+ * (docs/results.md, the sixth pass, "What changed in the shim, and
+ * why").  Scratch: rcx, r8-r11, XMM0-8.
  */
 .macro CACHED_COPY_LOOP8 V, movu, mova, vzu
 	\movu	(%rsi), %xmm8

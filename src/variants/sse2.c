@@ -18,7 +18,7 @@
 #define VEC_COPY_SHAPES  /* the best-ranked where AVX is not */
 #include "vector.h"
 
-/* The cached loops are in entry_x86_64.S. */
+/* The cached loops are in cached_x86_64.S. */
 void *ntm_cached_set_sse2(void *dst, int c, size_t n);
 void *ntm_cached_copy_sse2(void *dst, const void *src, size_t n);
 
