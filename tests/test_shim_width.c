@@ -60,12 +60,22 @@ static void test_valgrind(const struct places *at)
 		t_skip(name, "valgrind is not installed");
 		return;
 	}
-	snprintf(preload, sizeof preload, "LD_PRELOAD=%s", shim);
+	/* A copy without debug information: the valgrind of Debian 12 cannot
+	 * read clang's DWARF 5 and gives up on the whole program. */
+	char copy[] = "/tmp/ntmem-width-XXXXXX", cmd[PATH_MAX + 128];
+	int fd = mkstemp(copy);
+	if (fd >= 0)
+		close(fd);
+	snprintf(cmd, sizeof cmd, "objcopy --strip-debug '%s' '%s'", shim, copy);
+	snprintf(preload, sizeof preload, "LD_PRELOAD=%s",
+		 fd >= 0 && system(cmd) == 0 ? copy : shim);
 	snprintf(helper, sizeof helper, "%s/width", at->helpers);
 	char *argv[] = {"valgrind", "-q", "--tool=none", helper, NULL};
 	const char *env[] = {preload, "NTMEM_PROFILE=none", "-NTMEM_TUNABLES",
 			     "-GLIBC_TUNABLES", NULL};
 	width_of(argv, env, got, sizeof got);
+	if (fd >= 0)
+		unlink(copy);
 	t_check(!strcmp(got, "avx2") || !strcmp(got, "sse2"), name, "it said %s",
 		got[0] ? got : "nothing");
 }

@@ -19,6 +19,7 @@
 
 #include "dispatch/policy.h"
 #include "dispatch/registry.h"
+#include "dispatch/select.h"
 #include "dispatch/width.h"
 #include "harness.h"
 #include "machines.h"
@@ -56,9 +57,10 @@ static uint64_t rung_from(const struct ntm_record_ladder *l, unsigned i, size_t 
 	return i ? l->to[i - 1] : small_max + 1;
 }
 
+/* The rung writes around the cache: it streams, or is marked so. */
 static int rung_streams(const struct ntm_record_ladder *l, unsigned i)
 {
-	return ntm_streams(ntm_variant(l->variant[i]));
+	return ntm_streams(ntm_variant(l->variant[i])) || l->around[i];
 }
 
 /* A bucket wholly inside rung i, or -1: the first, or with last the
@@ -135,8 +137,8 @@ static void expect(const struct ntm_record_ladder *l, unsigned i, unsigned k,
 		 ntm_format_size(ntm_record_bucket_from(k), a, sizeof a),
 		 ntm_format_size(ntm_record_bucket_to(k), b, sizeof b));
 	if (first == l->count) {
-		if (!strstr(text, "has no streaming rung"))
-			snprintf(why, len, "no streaming rung, not said so");
+		if (!strstr(text, "writes around the cache at no size"))
+			snprintf(why, len, "no rung writes around the cache, not said so");
 		return;
 	}
 	if (!strstr(text, want) || !strstr(text, "streaming does not apply")) {
@@ -224,13 +226,17 @@ static void check_ladder(const char *what, const struct ntm_record_ladder *l,
 	t_check(!why[0], name, "%s: '%s'", why, v.text);
 }
 
-static void record_ladder(const struct ladder *from, struct ntm_record_ladder *l)
+/* Class cls's ladder of p as the shim records it, the selector's word on
+ * each rung included. */
+static void record_ladder(const struct policy *p, int cls, struct ntm_record_ladder *l)
 {
+	const struct ladder *from = &p->ladder[cls];
 	memset(l, 0, sizeof *l);
 	l->count = from->count;
 	for (unsigned i = 0; i < from->count; i++) {
 		l->variant[i] = ntm_variant_id(from->v[i]);
 		l->to[i] = from->to[i];
+		l->around[i] = (uint8_t)ntm_select_around_cache(p, cls, i);
 	}
 }
 
@@ -241,7 +247,7 @@ static void check_policy(const char *what, const struct cpu *cpu)
 	size_t small_max = ntm_width_small_max(ntm_width_for(cpu->usable));
 	for (int cls = 0; cls < 3; cls++) {
 		struct ntm_record_ladder l;
-		record_ladder(&p.ladder[cls], &l);
+		record_ladder(&p, cls, &l);
 		check_ladder(what, &l, cls, small_max);
 	}
 }
@@ -282,6 +288,28 @@ static void check_machines(void)
 		closedir(d);
 	t_check(machines > 0, "verdict: recorded machines found", "none in "
 		MACHINES_DIR " (run from the repository root)");
+}
+
+/* A ladder that writes around the cache at no size: for calls of 8 to
+ * 128 bytes, which the small path serves and --stream-above refuses, the
+ * verdict advises no --stream-above; for 1 GiB calls it does. */
+static void check_advice(int vcpy)
+{
+	struct ntm_record_ladder l = {1, {vcpy}, {SIZE_MAX}, {0}};
+	struct verdict v;
+	tree_with(&l, NTMEM_CLASS_COPY, 256);
+	for (uint64_t n = 8; n <= 128; n *= 2)
+		add_calls(NTMEM_CLASS_COPY, vcpy, 100, n);
+	int small = report_verdict(&tree, NTMEM_CLASS_COPY, &v) &&
+		    !strstr(v.text, "--stream-above") && strstr(v.text, "calls this small never stream");
+	char small_text[sizeof v.text];
+	snprintf(small_text, sizeof small_text, "%s", v.text);
+	tree_with(&l, NTMEM_CLASS_COPY, 256);
+	add_calls(NTMEM_CLASS_COPY, vcpy, 10, GiB);
+	int large = report_verdict(&tree, NTMEM_CLASS_COPY, &v) &&
+		    strstr(v.text, "ntmem run --stream-above forces it");
+	t_check(small && large, "verdict: --stream-above advised only for calls it "
+		"can stream", "small calls: '%s'; 1 GiB: '%s'", small_text, v.text);
 }
 
 /* Calls the ladder would stream that were not streamed: in a bucket the
@@ -380,19 +408,23 @@ static int check_made_up(void)
 		struct ntm_record_ladder l;
 	} shapes[] = {
 		{"streams 8-64 MiB, then cached", NTMEM_CLASS_COPY,
-		 {3, {vcpy, ncpy, lcpy}, {8 * MiB, 64 * MiB, SIZE_MAX}}},
+		 {3, {vcpy, ncpy, lcpy}, {8 * MiB, 64 * MiB, SIZE_MAX}, {0}}},
 		{"two streaming bands", NTMEM_CLASS_COPY,
-		 {4, {lcpy, ncpy, lcpy, ncpy}, {8 * MiB, 64 * MiB, GiB, SIZE_MAX}}},
+		 {4, {lcpy, ncpy, lcpy, ncpy}, {8 * MiB, 64 * MiB, GiB, SIZE_MAX}, {0}}},
 		{"streams from the small path on", NTMEM_CLASS_SET_NONZERO,
-		 {1, {nset}, {SIZE_MAX}}},
+		 {1, {nset}, {SIZE_MAX}, {0}}},
 		{"a zero-only rung above another streaming one", NTMEM_CLASS_SET_ZERO,
-		 {3, {vset, nset, zero >= 0 ? zero : nset}, {12 * MiB, 64 * MiB, SIZE_MAX}}},
+		 {3, {vset, nset, zero >= 0 ? zero : nset}, {12 * MiB, 64 * MiB, SIZE_MAX}, {0}}},
 		{"a zero-only band, then the C library", NTMEM_CLASS_SET_ZERO,
-		 {3, {vset, zero >= 0 ? zero : nset, lset}, {12 * MiB, 512 * MiB, SIZE_MAX}}},
+		 {3, {vset, zero >= 0 ? zero : nset, lset}, {12 * MiB, 512 * MiB, SIZE_MAX}, {0}}},
+		{"a cached rung that writes around the cache above the L3",
+		 NTMEM_CLASS_COPY,
+		 {3, {vcpy, lcpy, vcpy}, {1 * MiB, 64 * MiB, SIZE_MAX}, {0, 0, 1}}},
 	};
 	for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
 		check_ladder(shapes[i].what, &shapes[i].l, shapes[i].cls, 256);
 	check_not_streamed(&shapes[0].l);
+	check_advice(vcpy);
 	check_learned(&shapes[0].l);
 	return 1;
 }

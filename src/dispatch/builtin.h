@@ -38,6 +38,10 @@ struct builtin_rung {
 	size_t upto;         /* one past the last size; SIZE_MAX: no end */
 	const char *why;     /* why this method here, for "ntmem info"; NULL
 				when it says nothing the rung does not */
+	unsigned char around; /* 1: at these sizes the method writes around
+				 the cache without streaming stores: the CPU
+				 stops allocating for it (rep movsb and rep
+				 stosb above the L3 on AMD Zen) */
 };
 
 #define BUILTIN_RUNGS 6

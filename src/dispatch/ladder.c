@@ -33,6 +33,7 @@ int ntm_ladder_push(struct ladder *l, const struct variant *v, size_t to,
 	l->v[l->count] = v;
 	l->origin[l->count] = origin;
 	l->why[l->count] = NULL;
+	l->around[l->count] = 0;
 	l->count++;
 	return 0;
 }
@@ -91,6 +92,10 @@ void ntm_ladder_set_threshold(struct ladder *l, size_t t,
 		if (!ntm_streams(old.v[i])) {
 			int cut = to != old.to[i];
 			ntm_ladder_push(l, old.v[i], to, cut ? origin : old.origin[i]);
+			/* An uncut rung keeps what it said; a cut one now ends at
+			 * t, which its reason did not say. */
+			l->why[l->count - 1] = cut ? NULL : old.why[i];
+			l->around[l->count - 1] = cut ? 0 : old.around[i];
 		} else if (l->count) {  /* the rung below reaches on, its twin */
 			l->to[l->count - 1] = to;
 			l->origin[l->count - 1] = origin;
@@ -115,6 +120,8 @@ void ntm_ladder_set_cached(struct ladder *l, const struct variant *v,
 		if (!ntm_streams(l->v[i])) {
 			l->v[i] = v;
 			l->origin[i] = origin;
+			l->why[i] = NULL;  /* the reason was the old variant's */
+			l->around[i] = 0;
 		}
 	l->cached[0] = v;  /* TEMPORAL, where every rung streams */
 	ntm_ladder_finish(l, l->streaming);
@@ -127,6 +134,7 @@ void ntm_ladder_set_streaming(struct ladder *l, const struct variant *v,
 		if (ntm_streams(l->v[i])) {
 			l->v[i] = v;
 			l->origin[i] = origin;
+			l->why[i] = NULL;  /* the reason was the old variant's */
 		}
 	l->streaming = v;
 	l->streaming_origin = origin;

@@ -19,6 +19,10 @@ struct ladder {
 	enum ntmem_origin origin[NTMEM_LADDER_MAX];
 	const char *why[NTMEM_LADDER_MAX];       /* a built-in rung's reason,
 						    for "ntmem info"; NULL */
+	unsigned char around[NTMEM_LADDER_MAX];  /* a built-in rung whose
+						    variant writes around the
+						    cache at its sizes without
+						    streaming (builtin.h) */
 	const struct variant *streaming;         /* for NONTEMPORAL */
 	enum ntmem_origin streaming_origin;
 };

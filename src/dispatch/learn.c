@@ -393,11 +393,6 @@ const struct variant *ntm_learned_take(struct ntm_route r, struct learn_ticket *
 	return r.band->side[ntm_learn_begin(s, r.band, r.prior, t)];
 }
 
-void ntm_learned_done(struct ntm_route r, const struct learn_ticket *t, size_t n,
-		      uint64_t ns)
-{
-	ntm_learn_end(t, r.band, n, ns);
-}
 
 const struct variant *ntm_learned_in_use(struct ntm_route r)
 {
@@ -415,6 +410,13 @@ static void timed(struct ntm_route r, const struct learn_ticket *t, size_t n,
 	__atomic_fetch_add(&t->slot->timed, 1, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&t->slot->clock_ns, 2 * (t2 - t1), __ATOMIC_RELAXED);
 	ntm_learn_end(t, r.band, n, t1 - t0);
+}
+
+void ntm_learned_done(struct ntm_route r, const struct learn_ticket *t, size_t n,
+		      uint64_t t0, uint64_t t1)
+{
+	if (t->slot)
+		timed(r, t, n, t0, t1);
 }
 
 /* A call with NTMEM_F_NOFENCE does not take part: its time would leave

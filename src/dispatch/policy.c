@@ -36,10 +36,15 @@ static void default_ladders(struct policy *p, const struct cpu *cpu)
 			const struct builtin_rung *r = &b->rung[cls][i];
 			const struct variant *v =
 				ntm_builtin_variant(cls, r->run, cpu->usable);
+			/* The reason and the mark belong to the method the
+			 * table names, not to the fallback of a CPU without it. */
+			int as_recorded = v != NULL;
 			if (!v)
 				v = ntm_ranked_cached(op, cpu->usable);
-			if (ntm_ladder_push(&l, v, r->upto, NTMEM_ORIGIN_DEFAULT) == 0)
-				l.why[l.count - 1] = r->why;
+			if (ntm_ladder_push(&l, v, r->upto, NTMEM_ORIGIN_DEFAULT) == 0) {
+				l.why[l.count - 1] = as_recorded ? r->why : NULL;
+				l.around[l.count - 1] = as_recorded && r->around;
+			}
 			if (ntm_streams(v))
 				l.streaming = v;
 			if (r->upto == SIZE_MAX)
@@ -120,6 +125,7 @@ static void keep_rung(struct ladder *l, unsigned keep, unsigned i)
 	l->cached[keep] = l->cached[i];
 	l->origin[keep] = l->origin[i];
 	l->why[keep] = l->why[i];
+	l->around[keep] = l->around[i];
 }
 
 /* Rungs that end at or below reach + 1 serve no call: the entry points
@@ -168,7 +174,8 @@ static void merge_repeats(struct policy *p)
 		for (unsigned i = 0; i < l->count; i++) {
 			if (keep && l->v[keep - 1] == l->v[i] &&
 			    l->cached[keep - 1] == l->cached[i] &&
-			    l->origin[keep - 1] == l->origin[i]) {
+			    l->origin[keep - 1] == l->origin[i] &&
+			    l->around[keep - 1] == l->around[i]) {
 				l->to[keep - 1] = l->to[i];
 				continue;
 			}

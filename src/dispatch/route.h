@@ -63,10 +63,10 @@ void *ntm_learned_copy(struct ntm_route r, void *dst, const void *src,
 
 /* The same in parts, for a caller that must know the side before it runs
  * it (the shim's counting wrappers): the side's variant and the ticket,
- * then, after the call, its time. */
+ * then, after the call, the clock before (t0) and after it (t1). */
 const struct variant *ntm_learned_take(struct ntm_route r, struct learn_ticket *t);
 void ntm_learned_done(struct ntm_route r, const struct learn_ticket *t, size_t n,
-		      uint64_t ns);
+		      uint64_t t0, uint64_t t1);
 
 /* The side calls of a LEARNED route run now, for those that do not take
  * part (the safe and parallel calls, reports): no count, no clock. */

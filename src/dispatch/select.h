@@ -169,6 +169,16 @@ static inline const struct variant *ntm_select_variant(const struct policy *p,
 	return r.kind == NTM_ROUTE_LEARNED ? ntm_learned_in_use(r) : r.v;
 }
 
+/* Whether rung i of class cls writes around the cache: its variant
+ * streams, or at its sizes the CPU stops allocating for it (ladder.h's
+ * around).  For reports: the fence a call owes is its route's streams. */
+static inline int ntm_select_around_cache(const struct policy *p,
+					  enum ntmem_class cls, unsigned i)
+{
+	const struct ladder *l = &p->ladder[cls];
+	return ntm_streams(l->v[i]) || l->around[i];
+}
+
 /* Run any route but LEARNED (route.h) for an entry point: OVERLAP the C
  * library's memmove, the others their variant, then the fence unless
  * NTMEM_F_NOFENCE.  Returns dst. */

@@ -126,7 +126,7 @@ static void done(const struct counted *k, enum shim_fn f, enum ntmem_class cls,
 	if (k->r.kind != NTM_ROUTE_SMALL && k->r.kind != NTM_ROUTE_INLINE)
 		ntm_fence_after(k->r.streams, 0);
 	if (k->t.slot)
-		ntm_learned_done(k->r, &k->t, n, ntm_now_ns() - k->t0);
+		ntm_learned_done(k->r, &k->t, n, k->t0, ntm_now_ns());
 	timed(f, cls, n, k->t0);
 }
 
@@ -411,6 +411,7 @@ static void describe(struct ntm_record *r, const struct policy *p)
 		for (unsigned i = 0; i < l->count; i++) {
 			r->ladder[cls].variant[i] = ntm_variant_id(l->v[i]);
 			r->ladder[cls].to[i] = l->to[i];
+			r->ladder[cls].around[i] = (uint8_t)ntm_select_around_cache(p, cls, i);
 		}
 		r->learn_from[cls] = p->learn_from[cls] == SIZE_MAX ? UINT64_MAX
 								    : p->learn_from[cls];
@@ -478,6 +479,18 @@ int ntm_shim_report_setup(void)
 __attribute__((destructor)) static void record_exit(void)
 {
 	struct ntm_record *r = __atomic_load_n(&record, __ATOMIC_RELAXED);
-	if (r)
-		__atomic_store_n(&r->exited, 1, __ATOMIC_RELEASE);
+	if (!r)
+		return;
+	for (int cls = 0; cls < NTMEM_CLASSES; cls++) {
+		struct ntm_record_learning *l = &r->learning[cls];
+		for (unsigned k = 0; k < NTM_LEARN_BANDS; k++)
+			for (unsigned d = 0; d < NTM_LEARN_DOMAINS; d++) {
+				struct learn_state st;
+				ntm_learn_state(ntm_learn_domain_slot(d, cls, k), &st);
+				l->losing[k] += st.losing;
+				l->timed += st.timed;
+				l->clock_ns += st.clock_ns;
+			}
+	}
+	__atomic_store_n(&r->exited, 1, __ATOMIC_RELEASE);
 }

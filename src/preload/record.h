@@ -15,6 +15,7 @@
 
 #include <stdint.h>
 
+#include "dispatch/learn.h"
 #include "ntmem.h"
 
 /*
@@ -103,6 +104,18 @@ struct ntm_record_ladder {
 	uint32_t count;
 	int32_t variant[NTMEM_LADDER_MAX];
 	uint64_t to[NTMEM_LADDER_MAX];  /* as struct ladder's to[] */
+	uint8_t around[NTMEM_LADDER_MAX]; /* 1: the rung writes around the
+					     cache, streaming or not
+					     (ntm_select_around_cache) */
+};
+
+/* What the learning cost the process, per class, as it ended (a process
+ * that ends by _exit, exec or a signal leaves 0): per band (learn.h) the
+ * calls that ran a candidate its trial did not keep; and the calls timed
+ * and the nanoseconds of their clock reads. */
+struct ntm_record_learning {
+	uint64_t losing[NTM_LEARN_BANDS];
+	uint64_t timed, clock_ns;
 };
 
 struct ntm_record {
@@ -122,6 +135,7 @@ struct ntm_record {
 	struct ntm_record_ladder ladder[NTMEM_CLASSES];
 	uint64_t learn_from[NTMEM_CLASSES]; /* per class, the least size that learns;
 				     UINT64_MAX: none */
+	struct ntm_record_learning learning[NTMEM_CLASSES];
 	int32_t variant[NTM_RECORD_VARIANTS]; /* path NTM_PATH_VARIANT + i:
 						 a registry id; -1 unused */
 	struct ntm_record_cell cell[NTM_RECORD_LINES][NTM_RECORD_BUCKETS]

@@ -377,13 +377,15 @@ static void print_learning(void)
 		       ntmem_origin_name(ai.origin));
 		return;
 	}
-	printf("  learning     from 1 MiB, per power-of-two size and L3 domain (%u "
+	printf("  learning     from 1 MiB, per power-of-two size and NUMA node (%u "
 	       "here):\n"
-	       "               the first %u calls of a size run the ladder's choice, "
-	       "then trials\n"
-	       "               of %u timed calls a candidate, every %u to %u calls; "
-	       "at most %u\n"
-	       "               calls of a trial run a candidate that loses "
+	       "               the first %u calls of a size run the ladder's choice "
+	       "(one atomic add\n"
+	       "               each), then trials of %u timed calls a candidate, "
+	       "every %u to %u\n"
+	       "               calls; at most %u calls of a trial run a candidate that "
+	       "loses; what\n"
+	       "               a program's learning cost: ntmem run --report "
 	       "(NTMEM_TUNABLES adapt=0: off)\n",
 	       ai.domains, ai.after, ai.samples, ai.period_min, ai.period_max, ai.bound);
 	for (int cls = 0; cls < 3; cls++) {

@@ -226,6 +226,14 @@ static int fold_record(struct tree *t, const struct ntm_record *r,
 			t->line[line].time[k].calls += r->time[line][k].calls;
 			t->line[line].time[k].ns += r->time[line][k].ns;
 		}
+	for (int cls = 0; cls < NTMEM_CLASSES; cls++) {
+		const struct ntm_record_learning *from = &r->learning[cls];
+		struct ntm_record_learning *to = &t->learning[cls];
+		for (unsigned k = 0; k < NTM_LEARN_BANDS; k++)
+			to->losing[k] += from->losing[k];
+		to->timed += from->timed;
+		to->clock_ns += from->clock_ns;
+	}
 	keep_header(t, r, en->pid == command_pid && en->seq == 0);
 	return add_process(t, &p);
 }

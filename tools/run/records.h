@@ -53,6 +53,8 @@ struct tree {
 	 * policy the report names. */
 	int have_header, header_is_command;
 	struct ntm_record header;   /* header fields only; counts are zero */
+	/* What the learning cost, summed over the processes that exited. */
+	struct ntm_record_learning learning[NTMEM_CLASSES];
 	int policies_differ;        /* some process ran another policy */
 	unsigned unreadable;        /* files that were not whole records */
 	/* What the records cannot show (records_lost.c): the markers of

@@ -269,6 +269,7 @@ void report_text(FILE *f, const struct tree *t, const struct run_outcome *o,
 			"copy_file_range)\n");
 		return;
 	}
+	report_learning_text(f, t);
 	if (!report_verdict_heading(f, t))
 		return;
 	for (int cls = 0; cls < 3; cls++) {
@@ -436,6 +437,7 @@ void report_json(FILE *f, const struct tree *t, const struct run_outcome *o,
 	report_lost_json(&j, t);
 	json_processes(&j, t);
 	json_functions(&j, t);
+	report_learning_json(&j, t);
 	if (report_verdict_basis(t) == VERDICT_WITHHELD) {
 		json_array(&j, "verdicts");
 		json_end(&j);

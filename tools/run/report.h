@@ -38,6 +38,11 @@ int report_verdict_heading(FILE *f, const struct tree *t);
 struct json;
 void report_lost_json(struct json *j, const struct tree *t);
 
+/* What learning on real calls cost the command (report_learning.c): a
+ * line per class that learned, and its JSON array "learning". */
+void report_learning_text(FILE *f, const struct tree *t);
+void report_learning_json(struct json *j, const struct tree *t);
+
 /* The report as text (to ntmem run's standard error) and as JSON.
  * command is the command line, NULL-terminated. */
 void report_text(FILE *f, const struct tree *t, const struct run_outcome *o,

@@ -3,10 +3,12 @@
  * sentence that reads forwards:
  *   - where most of the class's bytes were: the fewest adjacent size
  *     buckets holding 90% of them, [from, to) as the tables print them;
- *   - where this machine's ladder streams: each band of streaming rungs
- *     with the variants that serve it, and the rung that takes over where
- *     a band ends below the top (Zen 4's copies stream from 8 to 64 MiB,
- *     then rep movsb serves them);
+ *   - where this machine's ladder writes around the cache: each band of
+ *     rungs that do, as the selector said as the program started and the
+ *     record keeps (ntm_select_around_cache: a streaming variant, or one
+ *     the CPU stops allocating for at those sizes, as rep movsb above the
+ *     L3 on AMD Zen), with the variants that serve it, and the rung that
+ *     takes over where a band ends below the top;
  *   - what was streamed, and by which variants, from the counts per path:
  *     a zero-only rung such as CLZERO is named when it served the calls;
  * and from those, whether streaming applies to the program.
@@ -35,6 +37,32 @@ struct class_sums {
 	uint64_t calls[NTM_RECORD_BUCKETS], bytes[NTM_RECORD_BUCKETS];
 };
 
+static unsigned rung_count(const struct tree *t, int cls)
+{
+	const struct ntm_record_ladder *l = &t->header.ladder[cls];
+	return !t->have_header ? 0 : l->count < NTMEM_LADDER_MAX ? l->count
+								   : NTMEM_LADDER_MAX;
+}
+
+/* Whether the calls of bucket k that path key served wrote around the
+ * cache: its variant streams, or it is the variant of a rung marked
+ * around (record.h) whose sizes hold the whole bucket. */
+static int cell_around(const struct tree *t, int cls, unsigned k, unsigned key)
+{
+	if (tree_path_streams(key))
+		return 1;
+	const struct ntm_record_ladder *l = &t->header.ladder[cls];
+	uint64_t from = ntm_record_bucket_from(k), to = ntm_record_bucket_to(k);
+	for (unsigned i = 0, n = rung_count(t, cls); i < n; i++) {
+		uint64_t lo = i ? l->to[i - 1] : 0, hi = i + 1 < n ? l->to[i] : 0;
+		if (l->around[i] && key == NTM_PATH_VARIANT + (unsigned)l->variant[i] &&
+		    from >= lo && (!hi || (to && to <= hi)))
+			return 1;
+	}
+	return 0;
+}
+
+
 const char *verdict_class_name(int cls)
 {
 	return class_calls[cls];
@@ -52,7 +80,7 @@ static void sum_class(const struct tree *t, int cls, struct class_sums *s,
 				const struct ntm_record_cell *c = &t->line[line].cell[k][key];
 				s->calls[k] += c->calls;
 				s->bytes[k] += c->bytes;
-				if (tree_path_streams(key)) {
+				if (cell_around(t, cls, k, key)) {
 					v->streamed_calls += c->calls;
 					v->streamed_bytes += c->bytes;
 				}
@@ -85,22 +113,24 @@ static void find_window(const uint64_t *w, uint64_t total, struct verdict *v)
 }
 
 /* Per path key, the class's bytes (calls, when no call wrote a byte) in
- * buckets lo..hi, into w[TREE_PATH_KEYS]. */
+ * buckets lo..hi that went around the cache (around) or not, into
+ * w[TREE_PATH_KEYS]. */
 static void sum_paths(const struct tree *t, const struct verdict *v,
-		      unsigned lo, unsigned hi, uint64_t *w)
+		      unsigned lo, unsigned hi, int around, uint64_t *w)
 {
 	memset(w, 0, TREE_PATH_KEYS * sizeof *w);
 	for (unsigned line = 0; line < NTM_RECORD_LINES; line++)
 		for (unsigned k = lo; tree_line_class(line) == v->cls && k <= hi; k++)
 			for (unsigned key = 0; key < TREE_PATH_KEYS; key++) {
 				const struct ntm_record_cell *c = &t->line[line].cell[k][key];
-				w[key] += v->bytes ? c->bytes : c->calls;
+				if (cell_around(t, v->cls, k, key) == around)
+					w[key] += v->bytes ? c->bytes : c->calls;
 			}
 }
 
-/* "clzero", "nt_avx512 and clzero": the paths that stream (streams) or
- * not, most bytes first, up to three. */
-static void name_paths(const uint64_t *w, int streams, char *buf, size_t len)
+/* "clzero", "nt_avx512 and clzero": the paths of w, most bytes first, up
+ * to three. */
+static void name_paths(const uint64_t *w, char *buf, size_t len)
 {
 	int used[TREE_PATH_KEYS] = {0};
 	size_t at = 0;
@@ -108,8 +138,7 @@ static void name_paths(const uint64_t *w, int streams, char *buf, size_t len)
 	for (int n = 0; n < 3; n++) {
 		int best = -1;
 		for (unsigned key = 0; key < TREE_PATH_KEYS; key++)
-			if (w[key] && !used[key] && tree_path_streams(key) == streams &&
-			    (best < 0 || w[key] > w[best]))
+			if (w[key] && !used[key] && (best < 0 || w[key] > w[best]))
 				best = (int)key;
 		if (best < 0)
 			break;
@@ -136,11 +165,10 @@ static const char *rung_name(const struct ntm_record_ladder *l, unsigned i)
 static unsigned find_bands(const struct tree *t, int cls, struct band *b)
 {
 	const struct ntm_record_ladder *l = &t->header.ladder[cls];
-	unsigned n = 0, count = !t->have_header ? 0
-				: l->count < NTMEM_LADDER_MAX ? l->count : NTMEM_LADDER_MAX;
+	unsigned n = 0, count = rung_count(t, cls);
 	for (unsigned i = 0; i < count; i++) {
 		const struct variant *var = ntm_variant(l->variant[i]);
-		if (!var || !ntm_streams(var))
+		if (!var || !(ntm_streams(var) || l->around[i]))
 			continue;
 		if (!n || b[n - 1].last + 1 != i)
 			b[n++] = (struct band){i ? l->to[i - 1] : t->header.small_max + 1,
@@ -165,12 +193,17 @@ static void describe_bands(const struct tree *t, int cls, const struct band *b,
 		if (b[k].to && at < len)
 			at += (size_t)snprintf(buf + at, len - at, " to %s",
 					       ntm_format_size(b[k].to, x, sizeof x));
-		for (unsigned i = b[k].first; i <= b[k].last && at < len; i++)
-			at += (size_t)snprintf(buf + at, len - at, "%s%s%s%s",
+		for (unsigned i = b[k].first; i <= b[k].last && at < len; i++) {
+			const struct variant *var = ntm_variant(l->variant[i]);
+			int in_effect = l->around[i] && !(var && ntm_streams(var));
+			at += (size_t)snprintf(buf + at, len - at, "%s%s%s%s%s",
 					       i == b[k].first ? ", " : ", then ",
-					       rung_name(l, i), i < b[k].last ? " to " : "",
+					       rung_name(l, i), in_effect
+					       ? ", which allocates no lines there" : "",
+					       i < b[k].last ? " to " : "",
 					       i < b[k].last ? ntm_format_size(l->to[i], y,
 									       sizeof y) : "");
+		}
 		if (b[k].to && at < len)
 			at += (size_t)snprintf(buf + at, len - at, "; from %s its ladder "
 					       "takes %s", ntm_format_size(b[k].to, x, sizeof x),
@@ -196,7 +229,7 @@ static uint64_t learned_streaming(const struct tree *t, const struct verdict *v,
 			for (unsigned key = 0; tree_line_class(line) == v->cls &&
 					       key < TREE_PATH_KEYS; key++) {
 				const struct ntm_record_cell *c = &t->line[line].cell[k][key];
-				if (tree_path_streams(key))
+				if (cell_around(t, v->cls, k, key))
 					sum += v->bytes ? c->bytes : c->calls;
 			}
 	}
@@ -274,17 +307,22 @@ static void write_verdict(const struct tree *t, struct verdict *v)
 	window_label(v, window, sizeof window);
 	percent(v->window_share, share, sizeof share);
 	if (!n) {
+		/* --stream-above takes no size of the small path, which never
+		 * streams: advise it only where the calls are larger. */
+		int can_force = ntm_record_bucket_to(v->hi) == 0 ||
+				ntm_record_bucket_to(v->hi) > t->header.small_max + 1;
 		snprintf(v->text, sizeof v->text, "%s of %s were in %s. This "
-			 "machine's ladder for %s has no streaming rung, so ntmem "
-			 "never streams them here (ntmem run --stream-above forces "
-			 "it).", share, bytes, window, class_calls[v->cls]);
+			 "machine's ladder for %s writes around the cache at no size, "
+			 "so ntmem never streams them here%s.", share, bytes, window,
+			 class_calls[v->cls], can_force ? " (ntmem run --stream-above "
+			 "forces it)" : ", and calls this small never stream");
 		return;
 	}
 	describe_bands(t, v->cls, b, n, bands, sizeof bands);
-	sum_paths(t, v, 0, NTM_RECORD_BUCKETS - 1, w);
-	name_paths(w, 1, streamers, sizeof streamers);
-	sum_paths(t, v, v->lo, v->hi, w);
-	name_paths(w, 0, others, sizeof others);
+	sum_paths(t, v, 0, NTM_RECORD_BUCKETS - 1, 1, w);
+	name_paths(w, streamers, sizeof streamers);
+	sum_paths(t, v, v->lo, v->hi, 0, w);
+	name_paths(w, others, sizeof others);
 	percent(streamed, streamed_pct, sizeof streamed_pct);
 	uint64_t learned = learned_streaming(t, v, b, n);
 	char learned_pct[32], by_learning[96] = "";
