@@ -183,12 +183,13 @@ static void test_defaults(void)
 		{NTMEM_ROLE_LIBC, 0, 16 * MiB}, {NTMEM_ROLE_STREAMING, zeros_only, SIZE_MAX},
 		{0, 0, 0}};
 	const struct want_rung zen5_copy[] = {{NTMEM_ROLE_VECTOR, 0, 32 * KiB},
-		{NTMEM_ROLE_LIBC, 0, 8 * MiB}, {NTMEM_ROLE_STRING, 0, SIZE_MAX}, {0, 0, 0}};
+		{NTMEM_ROLE_STRING, 0, 2 * MiB}, {NTMEM_ROLE_LIBC, 0, 8 * MiB},
+		{NTMEM_ROLE_STRING, 0, SIZE_MAX}, {0, 0, 0}};
 	int zen5 = ladder_is(&pol.ladder[NTMEM_CLASS_SET_ZERO], zen5_zero) &&
 		   ladder_is(&pol.ladder[NTMEM_CLASS_SET_NONZERO], zen_other) &&
 		   ladder_is(&pol.ladder[NTMEM_CLASS_COPY], zen5_copy);
 	t_check(zen5 || !(fake.usable & CPU_ERMS), "defaults: an AMD Zen 5 or later not "
-		"recorded: zeros stream from the L3 share, copies take rep movsb above it",
+		"recorded: zeros stream from the L3 share, copies take rep movsb in the L2 and above the share",
 		"%s | %s | %s", ladder_text(&pol.ladder[0]), ladder_text(&pol.ladder[1]),
 		ladder_text(&pol.ladder[2]));
 

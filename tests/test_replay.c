@@ -130,6 +130,8 @@ struct verdict {
 	int ok[4 * MAX_SIZES];
 	double worst_best, worst_glibc;
 	char failure[4 * MAX_SIZES][160];
+	int unjudged;           /* picks a recording has no row for */
+	char unjudged_row[96];  /* the first */
 };
 
 static void verdict_start(struct verdict *v, int glibc_only)
@@ -182,8 +184,14 @@ static void judge(const struct table *t, int s, const char *row, int inline_loop
 	int a = fn_index((struct table *)t, "auto", 0);
 	if (inline_loop && a >= 0 && !strcmp(t->auto_ran[s], row) && t->gbps[s][a] > got)
 		got = t->gbps[s][a];
-	if (!got || !best || !glibc || v->n == 4 * MAX_SIZES)
+	if (!best || !glibc || v->n == 4 * MAX_SIZES)
 		return;  /* not measured there: the data is partial */
+	if (!got) {  /* a variant this table has no row for */
+		if (!v->unjudged++)
+			snprintf(v->unjudged_row, sizeof v->unjudged_row, "%s at %zu B",
+				 row, t->size[s]);
+		return;
+	}
 	double rb = got / best, rg = got / glibc;
 	double need_best = t->size[s] < 1024 ? 0.90 : 0.95;
 	if (rb < v->worst_best)
@@ -276,6 +284,16 @@ static void report(const char *what, const char *ladder, const struct verdict *v
 	snprintf(name, sizeof name, "%s: %s", what, ladder);
 	t_check(checked && !failed, name, "%d of %d sizes fail in every recording; "
 		"first: %s", failed, checked, why);
+	/* Not silently: a table recorded before a variant existed cannot
+	 * judge a pick of it there (the other recordings do). */
+	if (v->unjudged) {
+		char skip[256];
+		snprintf(skip, sizeof skip, "%d picks have no row in a recording (a partial "
+			 "table, or one older than the variant); first: %s", v->unjudged,
+			 v->unjudged_row);
+		snprintf(name, sizeof name, "%s: %s, picks a recording lacks", what, ladder);
+		t_skip(name, skip);
+	}
 }
 
 /* Each class's recordings: NAME.json, then NAME.2.json and so on (up to

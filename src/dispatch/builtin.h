@@ -25,6 +25,9 @@ enum builtin_method {
 	RUN_STREAMING_PAGES, /* copies: the best-ranked streaming copy that
 				moves four pages at once (enum
 				ntm_copy_shape); line by line where none */
+	RUN_VECTOR_NARROW,  /* cached vector stores of 32 bytes at most: the
+			       best-ranked vector variant a CPU without
+			       AVX-512 runs (the C library's where none) */
 	RUN_STREAMING_AHEAD  /* copies: the one that reads its source a page
 				ahead; line by line where none */
 };
