@@ -160,7 +160,10 @@ static int sandbox_main(unsigned calls)
 			   2 * (w[0].calls + w[1].calls), wrong ? "WRONG" : "exact");
 	if (write(1, line, (size_t)len) < 0)
 		return 5;
-	_exit(wrong ? 2 : 0);
+	/* exit_group itself: a sanitizer's _exit would check for leaks with
+	 * system calls the filter refuses. */
+	syscall(SYS_exit_group, wrong ? 2 : 0);
+	return 6;
 }
 
 #endif

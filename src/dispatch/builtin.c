@@ -31,9 +31,6 @@
 #include "width.h"
 
 #define END SIZE_MAX
-/* A rung whose method writes around the cache at its sizes, though it
- * has no streaming stores (builtin.h). */
-#define AROUND 1
 
 /* Reasons the rungs give in "ntmem info" (the figures: docs/results.md,
  * "Figures the code's comments quoted", and each machine's README in
@@ -106,7 +103,7 @@ static const struct builtin zen4 = {
 			{RUN_VECTOR, 512 * KiB, WHY_VECTOR_L2},
 			{RUN_STRING, 8 * MiB, "rep movsb leads the AVX-512 loop at 1-4 MiB"},
 			{RUN_STREAMING_ANY, 64 * MiB, WHY_STREAM_ABOVE_L3},
-			{RUN_STRING, END, WHY_ZEN_STRING, AROUND}},
+			{RUN_STRING_AROUND, END, WHY_ZEN_STRING}},
 	},
 };
 
@@ -136,14 +133,14 @@ static const struct builtin zen5 = {
 			{RUN_VECTOR, 768 * KiB, WHY_VECTOR_L2},
 			{RUN_STRING, 3 * MiB + 512 * KiB, "rep stosb leads up to 3.5 MiB"},
 			{RUN_VECTOR, 48 * MiB, "rep stosb of data falls far below vector stores from 4 MiB"},
-			{RUN_STRING, 128 * MiB, WHY_ZEN_STRING, AROUND},
+			{RUN_STRING_AROUND, 128 * MiB, WHY_ZEN_STRING},
 			{RUN_VECTOR_NARROW, END, "32-byte vector stores lead data from 256 MiB in the later runs; rep stosb in the first"}},
 		[NTMEM_CLASS_COPY] = {
 			{RUN_VECTOR, 24 * KiB, WHY_VECTOR_L2},
 			{RUN_STRING, 2 * MiB, "rep movsb leads in the L2"},
 			{RUN_LIBC, 8 * MiB, "glibc's memcpy holds at 4 MiB, where rep movsb dips in one run"},
 			{RUN_STREAMING_AHEAD, 32 * MiB, "streaming copies lead at 16 MiB in the later runs"},
-			{RUN_STRING, END, WHY_ZEN_STRING, AROUND}},
+			{RUN_STRING_AROUND, END, WHY_ZEN_STRING}},
 	},
 };
 
@@ -252,7 +249,7 @@ static const struct builtin zen5_rule = {
 			{RUN_VECTOR, LOOP_MAX, WHY_VECTOR_L2},
 			{RUN_STRING, 2 * MiB, "rep movsb leads in the L2"},
 			{RUN_LIBC, UPTO_SHARE, NULL},
-			{RUN_STRING, END, WHY_ZEN_STRING, AROUND}},
+			{RUN_STRING_AROUND, END, WHY_ZEN_STRING}},
 	},
 };
 
@@ -459,6 +456,7 @@ const struct variant *ntm_builtin_variant(int cls, enum builtin_method run,
 		return ntm_ranked(op, NTMEM_ROLE_VECTOR, 0,
 				  ntm_width_usable(NTM_WIDTH_AVX2, usable));
 	case RUN_STRING:
+	case RUN_STRING_AROUND:
 		/* rep stosb/movsb, where the CPU has ERMS (without it they are
 		 * slow, and rep stosq is not what a table measured). */
 		return usable & CPU_ERMS ? ntm_ranked(op, NTMEM_ROLE_STRING, 0, usable)

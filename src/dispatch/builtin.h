@@ -19,6 +19,10 @@ enum builtin_method {
 	RUN_VECTOR,         /* cached vector stores: the best-ranked vector
 			       variant (the entry width's own loop) */
 	RUN_STRING,         /* rep stosb / rep movsb, where the CPU has ERMS */
+	RUN_STRING_AROUND,  /* the same where, at the rung's sizes, the CPU
+			       allocates no lines for it: it writes around
+			       the cache without streaming stores (above the
+			       L3 on AMD Zen) */
 	RUN_STREAMING,      /* the best-ranked streaming variant the class can
 			       use (zero-only ones, CLZERO, for zeros) */
 	RUN_STREAMING_ANY,  /* the best-ranked one that writes any value */
@@ -41,10 +45,6 @@ struct builtin_rung {
 	size_t upto;         /* one past the last size; SIZE_MAX: no end */
 	const char *why;     /* why this method here, for "ntmem info"; NULL
 				when it says nothing the rung does not */
-	unsigned char around; /* 1: at these sizes the method writes around
-				 the cache without streaming stores: the CPU
-				 stops allocating for it (rep movsb and rep
-				 stosb above the L3 on AMD Zen) */
 };
 
 #define BUILTIN_RUNGS 6

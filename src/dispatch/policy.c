@@ -43,7 +43,7 @@ static void default_ladders(struct policy *p, const struct cpu *cpu)
 				v = ntm_ranked_cached(op, cpu->usable);
 			if (ntm_ladder_push(&l, v, r->upto, NTMEM_ORIGIN_DEFAULT) == 0) {
 				l.why[l.count - 1] = as_recorded ? r->why : NULL;
-				l.around[l.count - 1] = as_recorded && r->around;
+				l.around[l.count - 1] = as_recorded && r->run == RUN_STRING_AROUND;
 			}
 			if (ntm_streams(v))
 				l.streaming = v;
