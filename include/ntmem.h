@@ -344,7 +344,7 @@ int ntmem_policy_status(struct ntmem_policy_status *status);
 /* One band of a class's learning (see "Learning on real calls" above):
  * the calls of from to to - 1 bytes. */
 #define NTMEM_ADAPT_SIDES 4
-#define NTMEM_ADAPT_BANDS 24
+#define NTMEM_ADAPT_BANDS 24      /* room; nbands says how many are used */
 struct ntmem_adapt_band {
 	size_t from, to;           /* to: SIZE_MAX for the last band */
 	int nsides;                /* 0: the band does not learn */

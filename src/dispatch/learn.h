@@ -69,7 +69,10 @@
 
 #define NTM_LEARN_MIN_LOG2 20
 #define NTM_LEARN_MIN ((size_t)1 << NTM_LEARN_MIN_LOG2)
-#define NTM_LEARN_BANDS 24          /* 1 MiB .. 8 TiB, the last open */
+#define NTM_LEARN_BANDS 14          /* 1 MiB .. 8 GiB, the last open: calls
+				       that large are few, and alike; fewer
+				       bands are less for the constructor
+				       to make (ntmem.h keeps room for 24) */
 #define NTM_LEARN_SIDES 4
 #define NTM_LEARN_SAMPLES 3
 #define NTM_LEARN_WARM 1u
