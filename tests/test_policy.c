@@ -400,6 +400,25 @@ static void path_in_dir(char *buf, size_t len, const char *name)
 	snprintf(buf, len, "%s/%s", dir, name);
 }
 
+/* A rung's reason is its variant's: where NTMEM_TUNABLES puts another
+ * variant in place of the built-in one (copy_cached=, copy_streaming=),
+ * the built-in reason goes with the variant it explained. */
+static void test_reasons_follow_variants(void)
+{
+	const char *cs = t_streaming_variant(NTMEM_OP_COPY);
+	char tun[128];
+	snprintf(tun, sizeof tun, "copy_cached=libc%s%s", cs ? ",copy_streaming=" : "",
+		 cs ? cs : "");
+	ntm_policy_build(&pol, ntm_cpu(), tun, NULL);
+	const struct ladder *l = &pol.ladder[NTMEM_CLASS_COPY];
+	int bad = 0;
+	for (unsigned i = 0; i < l->count; i++)
+		bad += l->origin[i] == NTMEM_ORIGIN_ENVIRONMENT && l->why[i] != NULL;
+	t_check(pol.note_count == 0 && !bad, "tunables: a rung NTMEM_TUNABLES gives "
+		"another variant loses the built-in rung's reason", "%s: %d rungs keep "
+		"one (%s)", tun, bad, ladder_text(l));
+}
+
 static void test_profile_round_trip(void)
 {
 	struct profile p, q;
@@ -886,6 +905,7 @@ int main(void)
 	test_defaults();
 	test_bad_tunables();
 	test_good_tunables();
+	test_reasons_follow_variants();
 	if (t_scratch_untrusted()) {
 		/* libntmem reads no profile from a directory others can write. */
 		t_skip("profiles: written, read, ignored, their precedence and "

@@ -36,7 +36,8 @@ static int table_once, texts_once;  /* util/once.h */
 /* Per op, role and shape, the ids of its variants, the highest rank
  * first: ntm_ranked takes the first this CPU runs, where a scan of the
  * whole table for each of the fifty-odd questions a policy's build asks
- * cost a preloaded program's start-up some 20,000 instructions. */
+ * was much of the build's cost (docs/results.md, "The policy made at
+ * load"). */
 static unsigned char by_rank[2][NROLES][NSHAPES][MAX_VARIANTS];
 static unsigned char by_rank_len[2][NROLES][NSHAPES];
 
