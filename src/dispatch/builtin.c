@@ -116,8 +116,9 @@ static const struct builtin zen4 = {
  * between 3.5 and 512 MiB data swings between vector stores and rep
  * stosb with the host's state; from 1 GiB cached 32-byte stores lead in
  * every grid.  CLZERO for zeros from 32 MiB.  Copies: rep movsb in the
- * L2, glibc's memcpy at 4 MiB, MOVDIR64B at 16 MiB (but in the first
- * grid), rep movsb from 64 MiB, where it no longer allocates
+ * L2, glibc's memcpy at 4 MiB, streaming stores at 16 MiB (every
+ * streaming copy but the interleaved pages within 5% of the best, but in
+ * the first grid), rep movsb from 64 MiB, where it no longer allocates
  * (docs/results.md, "The Zen 5 entry, read again"). */
 static const struct builtin zen5 = {
 	.name = "AMD Zen 5",

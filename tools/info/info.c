@@ -371,7 +371,11 @@ static void print_bands(const char *label, const struct ntmem_adapt_info *ai)
 static void print_learning(void)
 {
 	struct ntmem_adapt_info ai;
-	ntmem_adapt_info(NTMEM_CLASS_SET_ZERO, &ai);
+	unsigned bound = 0;  /* the worst of the three classes' */
+	for (int cls = 2; cls >= 0; cls--) {
+		ntmem_adapt_info(cls, &ai);
+		bound = ai.bound > bound ? ai.bound : bound;
+	}
 	if (!ai.on) {
 		printf("  learning     off (adapt=0, from %s)\n",
 		       ntmem_origin_name(ai.origin));
@@ -387,7 +391,7 @@ static void print_learning(void)
 	       "loses; what\n"
 	       "               a program's learning cost: ntmem run --report "
 	       "(NTMEM_TUNABLES adapt=0: off)\n",
-	       ai.domains, ai.after, ai.samples, ai.period_min, ai.period_max, ai.bound);
+	       ai.domains, ai.after, ai.samples, ai.period_min, ai.period_max, bound);
 	for (int cls = 0; cls < 3; cls++) {
 		ntmem_adapt_info(cls, &ai);
 		print_bands(class_names[cls], &ai);

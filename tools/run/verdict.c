@@ -213,7 +213,7 @@ static void describe_bands(const struct tree *t, int cls, const struct band *b,
 
 /* The class's bytes (calls, when none wrote a byte) that streamed in
  * buckets no streaming band of the ladder covers: learning on real calls
- * chose streaming there (ntmem(3)). */
+ * ran them, in its trials or where it chose streaming (ntmem(3)). */
 static uint64_t learned_streaming(const struct tree *t, const struct verdict *v,
 				  const struct band *b, unsigned n)
 {
@@ -325,10 +325,10 @@ static void write_verdict(const struct tree *t, struct verdict *v)
 	name_paths(w, others, sizeof others);
 	percent(streamed, streamed_pct, sizeof streamed_pct);
 	uint64_t learned = learned_streaming(t, v, b, n);
-	char learned_pct[32], by_learning[96] = "";
+	char learned_pct[32], by_learning[128] = "";
 	if (learned)
-		snprintf(by_learning, sizeof by_learning, "; for %s of them learning "
-			 "on real calls chose it over the ladder",
+		snprintf(by_learning, sizeof by_learning, "; %s of them where the "
+			 "ladder does not stream, by learning (its trials, or its choice)",
 			 percent((double)learned / (double)(v->bytes ? v->streamed_bytes
 							     : v->streamed_calls),
 				 learned_pct, sizeof learned_pct));
