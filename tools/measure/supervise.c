@@ -176,6 +176,16 @@ int supervise(char *const *command, const struct supervise_io *io,
 	return rc;
 }
 
+int supervise_thread(pthread_t *id, void *(*fn)(void *), void *arg)
+{
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	int err = pthread_create(id, NULL, fn, arg);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return err;
+}
+
 int supervise_exit_status(int status)
 {
 	return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);

@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <pthread.h>
+
 #include "output/cli.h"
 
 /* How the command ended and what it cost. */
@@ -41,6 +43,13 @@ struct supervise_io {
  */
 int supervise(char *const *command, const struct supervise_io *io,
 	      struct run_outcome *out, struct cli_error *e);
+
+/* Start a thread that runs beside a supervised command, with every signal
+ * blocked: the command's SIGCHLD, and SIGTERM and SIGHUP, must reach the
+ * thread waiting in supervise(), not run its handlers on a thread that
+ * outlives the handlers (qemu-user then jumped to a handler already reset
+ * to SIG_DFL).  Returns pthread_create's result. */
+int supervise_thread(pthread_t *id, void *(*fn)(void *), void *arg);
 
 /* The exit status a shell gives for a wait status: 128 + N for signal N. */
 int supervise_exit_status(int status);

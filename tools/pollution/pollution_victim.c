@@ -90,7 +90,7 @@ static int run_arm(void *ctx, size_t slot, long round)
 				  .cpu = v->o->victim_cpu};
 	struct run_outcome out;
 	if (arm->f) {
-		if (pthread_create(&ag.id, NULL, aggress, &ag))
+		if (supervise_thread(&ag.id, aggress, &ag))
 			return cli_error(v->e, CLI_FAILED, "cannot start the aggressor");
 		while (!atomic_load(&ag.ready))
 			;
