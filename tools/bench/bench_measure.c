@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "bench.h"
 #include "measure/benchfn.h"
@@ -60,6 +61,31 @@ unsigned long bench_learn_calls(enum ntmem_op op, int value, size_t size)
 	return 0;
 }
 
+/* Before auto's learning calls, the C library's function writes the
+ * buffers for WARM_NS (at least once, at most WARM_CALLS times): a size
+ * reaches its first trial after learn_after calls, and a program that got
+ * there has used its memory that long.  With learn_after lowered, as
+ * benchmarks do, the trial would otherwise time memory the process has
+ * only just touched, which on some hosts runs slower for its first few
+ * dozen calls than later (docs/results.md, "After learning"). */
+#define WARM_NS 100000000LL
+#define WARM_CALLS 1024
+static void warm_buffers(const struct bench_opts *o, unsigned char *dst,
+			 const unsigned char *src, size_t size, int value)
+{
+	struct timespec t0, t;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (int k = 0; k < WARM_CALLS; k++) {
+		if (o->op == NTMEM_OP_COPY)
+			memcpy(dst, src, size);
+		else
+			memset(dst, value, size);
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		if ((t.tv_sec - t0.tv_sec) * 1000000000LL + (t.tv_nsec - t0.tv_nsec) >= WARM_NS)
+			break;
+	}
+}
+
 /* Give auto, on one thread without a chunk, its untimed calls to learn. */
 static void learn_first(const struct bench_opts *o, unsigned char *dst,
 			const unsigned char *src, size_t size, int value)
@@ -68,6 +94,7 @@ static void learn_first(const struct bench_opts *o, unsigned char *dst,
 	for (size_t i = 0; calls && i < o->nfns; i++) {
 		if (o->fns[i].kind != FN_AUTO || o->chunk)
 			continue;
+		warm_buffers(o, dst, src, size, value);
 		for (unsigned long k = 0; k < calls; k++)
 			if (o->op == NTMEM_OP_COPY)
 				ntmem_copy(dst, src, size);
