@@ -19,8 +19,9 @@
  * stores, half anchored at the end.  Copies load everything before they
  * store, so up to 8 vectors they are also memmove.  Beyond 8 vectors: the
  * first and last 4 vectors unaligned, aligned 4-vector stores between
- * (8-vector blocks for the SSE2 memset).  The AVX2 and AVX-512 memsets
- * run the shim's classes (SET_CLASSES), which store as the size is learnt.
+ * (8-vector blocks for the SSE2 memset and copy).  The copies, and the
+ * AVX2 and AVX-512 memsets, run the shim's classes (COPY_CLASSES,
+ * SET_CLASSES); those memsets store as the size is learnt.
  * That is no lookup and no loop below 8 vectors, and no head or tail to
  * branch over above.  These are written in assembly because the cost of
  * a small call is a few instructions: the compiler's VZEROUPPER, its
@@ -103,13 +104,10 @@ FUNCTION ntm_entry_set_\w
 
 FUNCTION ntm_entry_copy_\w
 	mov	%rdi, %rax
-	CACHED_COPY_SIZES \w\()_e, \V, \movu, \r0, \r1, \r2, \r3, \r4, \r5, \r6, \r7, \h32a, \h32b, \h16a, \h16b, \movh, \vzu
-	cmp	ntm_limits+LIMITS_INLINE_COPY(%rip), %rdx
-	ja	.Lcopy_large_\w
-	JUMP_IF_OVERLAP .Lcopy_large_\w
-	CACHED_COPY_LOOP \V, \movu, \mova, \r0, \r1, \r2, \r3, \r4, \r5, \r6, \r7, \vzu
+	/* The shim's classes, whose way on leaves no upper state. */
+	COPY_CLASSES \w, copy_\w, \V, \movu, \mova, \r0, \r1, \r2, \r3, \r4, \r5, \r6, \r7, \vzu, route=.Lcopy_large_\w
 .Lcopy_large_\w:
-	TO_LADDER copy, \vzu
+	TO_LADDER copy, 0
 	.size	ntm_entry_copy_\w, .-ntm_entry_copy_\w
 
 	FLAGS_ENTRY copy, \w, \V

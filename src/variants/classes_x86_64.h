@@ -749,6 +749,200 @@
 .endm
 
 /* ------------------------------------------------------------------ */
+/* The copy classes of the shim and the entry points                   */
+/* ------------------------------------------------------------------ */
+
+/*
+ * The copies below 16 bytes, with fewer branches than COPY_SMALL's
+ * classes.  In a program's mix of sizes the branches that pick a class
+ * are most of what a small copy costs, each mispredicted one some 15
+ * cycles.  Below 16 bytes COPY_SMALL tests for 8, 4, 0 and 1 bytes;
+ * these test for 4 and 0: 4-15 bytes are four 4-byte moves and 1-3 three
+ * byte moves, with no branch inside.  With the shim's limits as class
+ * compares, that made the shim faster on every fleet mix
+ * (docs/results.md, "Size mixes and peers").
+ * Scratch: rcx, r8-r11; everything is loaded before anything is stored,
+ * so these are also memmove.
+ */
+
+/* 1 <= n <= 3: the bytes at 0, n/2 and n - 1, which are all n. */
+.macro COPY_1_TO_3
+	mov	%rdx, %r8
+	shr	%r8
+	movzbl	(%rsi), %ecx
+	movzbl	(%rsi,%r8), %r9d
+	movzbl	-1(%rsi,%rdx), %r10d
+	mov	%cl, (%rdi)
+	mov	%r9b, (%rdi,%r8)
+	mov	%r10b, -1(%rdi,%rdx)
+.endm
+
+/* 4 <= n <= 16: 4 bytes at 0, p, n - 4 - p and n - 4, where p is 4 from
+ * 8 bytes on, else 0 (the middle two then repeat the outer two).  rsi
+ * is loaded last, over itself. */
+.macro COPY_4_TO_16
+	mov	%edx, %ecx
+	and	$8, %ecx
+	shr	%ecx
+	lea	-4(%rdx), %r8
+	sub	%rcx, %r8
+	mov	(%rsi), %r9d
+	mov	(%rsi,%rcx), %r10d
+	mov	(%rsi,%r8), %r11d
+	mov	-4(%rsi,%rdx), %esi
+	mov	%r9d, (%rdi)
+	mov	%r10d, (%rdi,%rcx)
+	mov	%r11d, (%rdi,%r8)
+	mov	%esi, -4(%rdi,%rdx)
+.endm
+
+/*
+ * COPY_CLASSES: the copy classes of one width, for the shim's memcpy
+ * and memmove and the entry points' ntmem_copy (with COPY_SMALL's
+ * classes ntmem_copy was slower than glibc's SSSE3 and SSE2 memcpy on
+ * some fleet mixes: docs/results.md, "One set of copy classes").  They
+ * test their classes in the order glibc's do: below one vector, up to
+ * two, then up to 8; the 4- and 8-vector classes are one taken branch
+ * away.  Every compare on the way to a class costs a
+ * small call a few percent of its time (65-128 byte copies on the Xeon:
+ * docs/results.md, the fifth pass, "What changed, and why"), so the
+ * shim's width libraries make no compare but these, and the dispatching
+ * library one more per width it passes.  Beyond the inline limit, and
+ * for buffers that overlap beyond 8 vectors, they jump to route
+ * (default: the shim's ntm_shim_beyond_NAME), which is safe before the
+ * constructor has run (preload.c), with no upper state to clear.
+ */
+
+/*
+ * Below one vector: from 32 bytes (the AVX-512 width) a pair of 32-byte
+ * moves, from 16 a pair of 16-byte moves, then the classes above, the
+ * smallest sizes first.
+ */
+.macro COPY_BELOW tag, V
+	.if \V == 64
+	cmp	$32, %rdx
+	jae	.Lpair32_\tag
+	.endif
+	.if \V >= 32
+	cmp	$16, %rdx
+	jae	.Lpair16_\tag
+	.endif
+	cmp	$4, %rdx
+	jae	.Lfrom4_\tag
+	test	%rdx, %rdx
+	jz	.Lnone_\tag
+	COPY_1_TO_3
+.Lnone_\tag:
+	ret
+	.p2align 4
+.Lfrom4_\tag:
+	COPY_4_TO_16
+	ret
+	.if \V >= 32
+	.p2align 4
+.Lpair16_\tag:
+	COPY_PAIR 16, movdqu, %xmm0, %xmm1, movdqu, %xmm0, %xmm1, %rdi, %rsi, %rdx, 0
+	ret
+	.endif
+	.if \V == 64
+	.p2align 4
+.Lpair32_\tag:
+	COPY_PAIR 32, vmovdqu64, %ymm16, %ymm17, vmovdqu64, %ymm16, %ymm17, %rdi, %rsi, %rdx, 0
+	ret
+	.endif
+.endm
+
+/* 128 < n <= 256 on the SSE2 width: the first and the last 8 of XMM0-15,
+ * all loaded before any is stored (so also memmove).  The cached loop
+ * there, its end mispredicted as sizes vary, was slower than glibc's
+ * SSE2 memcpy; this is faster (docs/results.md, the fifth pass, "What
+ * changed, and why"). */
+.macro COPY_16X16
+	.irp i, 0, 1, 2, 3, 4, 5, 6, 7
+	movdqu	\i*16(%rsi), %xmm\i
+	.endr
+	.irp i, 8, 9, 10, 11, 12, 13, 14, 15
+	movdqu	(\i-16)*16(%rsi,%rdx), %xmm\i
+	.endr
+	.irp i, 0, 1, 2, 3, 4, 5, 6, 7
+	movdqu	%xmm\i, \i*16(%rdi)
+	.endr
+	.irp i, 8, 9, 10, 11, 12, 13, 14, 15
+	movdqu	%xmm\i, (\i-16)*16(%rdi,%rdx)
+	.endr
+.endm
+
+/* rdi <- rsi, rdx bytes, rax = rdi; the pair of one to two vectors, below
+ * one vector COPY_BELOW, then the classes of vector width V to 8V;
+ * above, as the entry points do, V's cached loop up to the selector's
+ * inline limit for buffers apart, else the route.
+ *
+ * The pair is the way on from the entry and the classes below one vector
+ * a jump, as in glibc's memcpy: with the classes below one vector first
+ * (the fleet's copies are mostly under 16 bytes), every class above took
+ * one more taken branch, and 33-64 bytes at the AVX2 and SSE2 widths
+ * were slower than glibc's; with the pair first they are level or
+ * faster, and the branch-free classes below 16 bytes still far faster
+ * (docs/results.md, the sixth pass, "What changed in the shim, and
+ * why").
+ *
+ * On the SSE2 width the way to the loop passes more classes (8 vectors
+ * are only 128 bytes, and COPY_16X16 follows), so it tests for more than
+ * 8 vectors before the 4- and 8-vector classes, and for COPY_16X16 out of
+ * the loop's way.  With 2 more taken branches, its copies of 257-512
+ * bytes and of GoogleA were slower than glibc's SSE2 memcpy
+ * (docs/results.md, the sixth pass, and "Figures the code's comments
+ * quoted").
+ * Its loop copies 8 vectors a block (CACHED_COPY_LOOP8).  The way to the
+ * loop starts a 64-byte line (LOOP_LINE). */
+.macro COPY_CLASSES name, tag, V, movu, mova, r0, r1, r2, r3, r4, r5, r6, r7, vzu, route
+	cmp	$\V, %rdx
+	jb	.Lbelow1_\tag
+	cmp	$2*\V, %rdx
+	ja	.Lover2_\tag
+	COPY_PAIR \V, \movu, \r0, \r1, \movu, \r0, \r1, %rdi, %rsi, %rdx, 0
+	RETURN	\vzu
+	.p2align 4
+.Lover2_\tag:
+	.if \V == 16
+	cmp	$8*\V, %rdx
+	ja	.Lover8_\tag
+	COPY_SMALL \V, \movu, \r0, \r1, \r2, \r3, \r4, \r5, \r6, \r7, none, none, none, none, none, arg=\vzu, not2=1, over1=1
+	.else
+	COPY_SMALL \V, \movu, \r0, \r1, \r2, \r3, \r4, \r5, \r6, \r7, none, none, none, none, none, arg=\vzu, above=.Lover8_\tag, not2=1, over1=1
+	.endif
+	.p2align 4
+.Lbelow1_\tag:
+	COPY_BELOW \tag, \V
+	.p2align 6
+.Lover8_\tag:
+	.if \V == 16
+	cmp	$256, %rdx
+	jbe	.L16x16_\tag
+	.endif
+	cmp	ntm_limits+LIMITS_INLINE_COPY(%rip), %rdx
+	ja	.Lroute_\tag
+	JUMP_IF_OVERLAP .Lroute_\tag
+	.if \V == 16
+	CACHED_COPY_LOOP8 \V, \movu, \mova, \vzu
+	.else
+	CACHED_COPY_LOOP \V, \movu, \mova, \r0, \r1, \r2, \r3, \r4, \r5, \r6, \r7, \vzu
+	.endif
+	.if \V == 16
+	.p2align 4
+.L16x16_\tag:
+	COPY_16X16
+	ret
+	.endif
+.Lroute_\tag:
+	.ifb \route
+	jmp	ntm_shim_beyond_\name
+	.else
+	jmp	\route
+	.endif
+.endm
+
+/* ------------------------------------------------------------------ */
 /* The widths                                                          */
 /* ------------------------------------------------------------------ */
 
