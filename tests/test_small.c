@@ -1,7 +1,8 @@
 /* test_small.c - the entry points' own code: the small path and the
  * vector loop they run inline, against memset, memcpy and memmove, for
  * every n from 0 to 2 KiB at every dst (and src) offset 0-63, pressed
- * against guard pages at both ends, with canaries around. */
+ * against guard pages at both ends, with canaries around, and at every
+ * distance of dst above src modulo 4 KiB up to 320 bytes. */
 #include <stdio.h>
 #include <string.h>
 
@@ -13,6 +14,10 @@
 #define SPAN (MAX_N + 2 * CANARY + 64)
 
 static struct guarded dst, src;
+/* A destination whose start lies up to PAGE_SHIFT_MAX + 64 bytes into its
+ * page, for test_page_offsets. */
+#define PAGE_SHIFT_MAX 320
+static struct guarded far;
 /* ref also holds check_move's window: n + shift (< 80) + 2 * CANARY. */
 static unsigned char ref[SPAN + 80], pattern[SPAN + 80 + 256];
 
@@ -53,17 +58,24 @@ static int check_set(size_t n, size_t off, int at_end, unsigned flags)
 	return ret == d && same_around(lo, hi, ref);
 }
 
-static int check_copy(size_t n, size_t doff, size_t soff, int at_end)
+/* ntmem_copy(d, s, n), d in g, gives memcpy's bytes and leaves those
+ * around them. */
+static int copy_matches(const struct guarded *g, unsigned char *d,
+			const unsigned char *s, size_t n)
 {
-	unsigned char *d = place(&dst, at_end, n, doff);
-	const unsigned char *s = place(&src, !at_end, n, soff);
-	unsigned char *lo = d - CANARY < dst.data ? dst.data : d - CANARY;
-	unsigned char *hi = d + n + CANARY > dst.data + dst.cap
-				    ? dst.data + dst.cap : d + n + CANARY;
+	unsigned char *lo = d - CANARY < g->data ? g->data : d - CANARY;
+	unsigned char *hi = d + n + CANARY > g->data + g->cap
+				    ? g->data + g->cap : d + n + CANARY;
 	fill(lo, (size_t)(hi - lo), (unsigned)n + 3);
 	memcpy(ref, lo, (size_t)(hi - lo));
 	memcpy(ref + (d - lo), s, n);
 	return ntmem_copy(d, s, n) == d && same_around(lo, hi, ref);
+}
+
+static int check_copy(size_t n, size_t doff, size_t soff, int at_end)
+{
+	return copy_matches(&dst, place(&dst, at_end, n, doff),
+			    place(&src, !at_end, n, soff), n);
 }
 
 /* Overlapping copies within one buffer give memmove's result. */
@@ -141,10 +153,29 @@ static void test_moves(void)
 	t_check(ok, "copy of overlapping buffers gives memmove's result", "%s", why);
 }
 
+/* Copies whose dst lies 0 to PAGE_SHIFT_MAX bytes above src modulo
+ * 4 KiB (the buffers' pages are aligned): the inline loop copies those
+ * under 256 bytes from the end down (ALIASING_BACK), the others up. */
+static void test_page_offsets(void)
+{
+	char why[96] = "";
+	int ok = 1;
+	for (size_t n = 129; ok && n <= MAX_N; n += (t_quick() ? 61 : 7))
+		for (size_t k = 0; ok && k <= PAGE_SHIFT_MAX; k += (t_quick() ? 13 : 1))
+			for (size_t soff = 0; ok && soff < 64; soff += 37)
+				if (!copy_matches(&far, far.data + soff + k, src.data + soff, n)) {
+					ok = 0;
+					snprintf(why, sizeof why, "n=%zu dst %zu above src", n, k);
+				}
+	t_check(ok, "copy: n 129-2048, dst 0-320 bytes above src modulo 4 KiB",
+		"%s", why);
+}
+
 int main(void)
 {
 	if (t_guarded_alloc(&dst, MAX_N + 2 * CANARY + 64) ||
-	    t_guarded_alloc(&src, MAX_N + 2 * CANARY + 64)) {
+	    t_guarded_alloc(&src, MAX_N + 2 * CANARY + 64) ||
+	    t_guarded_alloc(&far, MAX_N + PAGE_SHIFT_MAX + 64 + CANARY)) {
 		t_fail("allocate guarded buffers", "mmap failed");
 		return t_finish();
 	}
@@ -155,6 +186,8 @@ int main(void)
 	test_sets();
 	test_copies();
 	test_moves();
+	test_page_offsets();
+	t_guarded_free(&far);
 	t_guarded_free(&dst);
 	t_guarded_free(&src);
 	return t_finish();

@@ -748,6 +748,55 @@
 	RETURN	\vzu
 .endm
 
+/*
+ * CACHED_COPY_LOOP_BACK: as CACHED_COPY_LOOP, from the end down, for
+ * buffers whose page offsets put dst a little above src (ALIASING_BACK).
+ * A forward loop's loads there fall on the page offsets of its own
+ * stores still in flight, which the CPU takes for a dependence (4 KiB
+ * aliasing); going down, the loads move away from the stores.  The
+ * first 4 vectors and the last one are loaded first and stored last.
+ */
+.macro CACHED_COPY_LOOP_BACK V, movu, mova, r0, r1, r2, r3, r4, r5, r6, r7, vzu
+	/* rcx: the end of dst aligned down; r10: as far into src; r9:
+	 * dst + 4 vectors, below which the first 4 (held in r4-r7) go. */
+	\movu	-\V(%rsi,%rdx), \r0
+	LOAD_4V	\V, \movu, \r4, \r5, \r6, \r7, %rsi
+	lea	(%rdi,%rdx), %rcx
+	and	$-\V, %rcx
+	mov	%rsi, %r10
+	sub	%rdi, %r10
+	add	%rcx, %r10
+	lea	4*\V(%rdi), %r9
+	LOOP_LINE 64
+.Lccb_\@:
+	\movu	-\V(%r10), \r1
+	\movu	-2*\V(%r10), \r2
+	\movu	-3*\V(%r10), \r3
+	\mova	\r1, -\V(%rcx)
+	\mova	\r2, -2*\V(%rcx)
+	\mova	\r3, -3*\V(%rcx)
+	\movu	-4*\V(%r10), \r1
+	add	$-4*\V, %r10
+	\mova	\r1, -4*\V(%rcx)
+	add	$-4*\V, %rcx
+	cmp	%r9, %rcx
+	ja	.Lccb_\@
+	STORE_4V \V, \movu, \r4, \r5, \r6, \r7, %rdi
+	\movu	\r0, -\V(%rdi,%rdx)
+	RETURN	\vzu
+.endm
+
+/* On to \to where dst - src, modulo 4 KiB, is under 256 bytes: there a
+ * forward loop's loads run into its stores' page offsets (glibc's
+ * memmove takes its backward loop on the same test).  Buffers apart;
+ * scratch: r8. */
+.macro ALIASING_BACK to
+	mov	%edi, %r8d
+	sub	%esi, %r8d
+	test	$0xf00, %r8d
+	jz	\to
+.endm
+
 /* ------------------------------------------------------------------ */
 /* The copy classes of the shim and the entry points                   */
 /* ------------------------------------------------------------------ */
@@ -807,8 +856,10 @@
  * small call a few percent of its time (65-128 byte copies on the Xeon:
  * docs/results.md, the fifth pass, "What changed, and why"), so the
  * shim's width libraries make no compare but these, and the dispatching
- * library one more per width it passes.  Beyond the inline limit, and
- * for buffers that overlap beyond 8 vectors, they jump to route
+ * library one more per width it passes.  Past 8 vectors they run the
+ * cached loop, down from the end where dst lies a little above src
+ * modulo 4 KiB (ALIASING_BACK).  Beyond the inline limit, and for
+ * buffers that overlap beyond 8 vectors, they jump to route
  * (default: the shim's ntm_shim_beyond_NAME), which is safe before the
  * constructor has run (preload.c), with no upper state to clear.
  */
@@ -923,11 +974,14 @@
 	cmp	ntm_limits+LIMITS_INLINE_COPY(%rip), %rdx
 	ja	.Lroute_\tag
 	JUMP_IF_OVERLAP .Lroute_\tag
+	ALIASING_BACK .Lback_\tag
 	.if \V == 16
 	CACHED_COPY_LOOP8 \V, \movu, \mova, \vzu
 	.else
 	CACHED_COPY_LOOP \V, \movu, \mova, \r0, \r1, \r2, \r3, \r4, \r5, \r6, \r7, \vzu
 	.endif
+.Lback_\tag:
+	CACHED_COPY_LOOP_BACK \V, \movu, \mova, \r0, \r1, \r2, \r3, \r4, \r5, \r6, \r7, \vzu
 	.if \V == 16
 	.p2align 4
 .L16x16_\tag:
