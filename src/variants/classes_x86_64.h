@@ -786,15 +786,24 @@
 	RETURN	\vzu
 .endm
 
-/* On to \to where dst - src, modulo 4 KiB, is under 256 bytes: there a
- * forward loop's loads run into its stores' page offsets (glibc's
- * memmove takes its backward loop on the same test).  Buffers apart;
- * scratch: r8. */
+/* On to \to where dst lies less than ALIAS_WINDOW bytes, and less than
+ * half of n, above src modulo 4 KiB: there a forward loop's loads run
+ * into its own stores' page offsets.  glibc's memmove turns back on a
+ * narrower test (256 bytes), which left most of the cost on the Zen 5
+ * guest; at half of n or more, the forward loop lost nothing and the
+ * backward one a little (docs/results.md, "Copies a little above their
+ * source").  Buffers apart; scratch: r8. */
+#define ALIAS_WINDOW 1024
 .macro ALIASING_BACK to
 	mov	%edi, %r8d
 	sub	%esi, %r8d
-	test	$0xf00, %r8d
-	jz	\to
+	and	$0xfff, %r8d
+	cmp	$ALIAS_WINDOW, %r8d
+	jae	.Lab_\@
+	add	%r8, %r8
+	cmp	%rdx, %r8
+	jb	\to
+.Lab_\@:
 .endm
 
 /* ------------------------------------------------------------------ */
