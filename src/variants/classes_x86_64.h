@@ -531,6 +531,16 @@
 	RETURN	\vzu
 .endm
 
+/* The classes' way on: to route, or where it is blank to the shim's
+ * ntm_shim_beyond_NAME. */
+.macro JUMP_TO_ROUTE name, route
+	.ifb \route
+	jmp	ntm_shim_beyond_\name
+	.else
+	jmp	\route
+	.endif
+.endm
+
 /*
  * SET_CLASSES: memset's classes of one width, for the shim (beyond the
  * inline limit, ntm_shim_beyond_NAME) and the entry
@@ -654,11 +664,7 @@
 	.if \vzu
 	vzeroupper
 	.endif
-	.ifb \route
-	jmp	ntm_shim_beyond_\name
-	.else
-	jmp	\route
-	.endif
+	JUMP_TO_ROUTE \name, \route
 .endm
 
 /*
@@ -861,11 +867,11 @@
  * some fleet mixes: docs/results.md, "One set of copy classes").  They
  * test their classes in the order glibc's do: below one vector, up to
  * two, then up to 8; the 4- and 8-vector classes are one taken branch
- * away.  Every compare on the way to a class costs a
- * small call a few percent of its time (65-128 byte copies on the Xeon:
- * docs/results.md, the fifth pass, "What changed, and why"), so the
- * shim's width libraries make no compare but these, and the dispatching
- * library one more per width it passes.  Past 8 vectors they run the
+ * away.  Every compare on the way to a class costs a small call a few
+ * percent of its time (65-128 byte copies on the Xeon: docs/results.md,
+ * the fifth pass, "What changed, and why"), so the shim's width
+ * libraries make no compare but these, and the dispatching library one
+ * more per width it passes.  Past 8 vectors they run the
  * cached loop, down from the end where dst lies a little above src
  * modulo 4 KiB (ALIASING_BACK).  Beyond the inline limit, and for
  * buffers that overlap beyond 8 vectors, they jump to route
@@ -998,11 +1004,7 @@
 	ret
 	.endif
 .Lroute_\tag:
-	.ifb \route
-	jmp	ntm_shim_beyond_\name
-	.else
-	jmp	\route
-	.endif
+	JUMP_TO_ROUTE \name, \route
 .endm
 
 /* ------------------------------------------------------------------ */

@@ -4,10 +4,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "bench.h"
 #include "measure/benchfn.h"
+#include "util/clock.h"
 #include "util/size.h"
 
 struct progress_ctx {
@@ -68,22 +68,17 @@ unsigned long bench_learn_calls(enum ntmem_op op, int value, size_t size)
  * benchmarks do, the trial would otherwise time memory the process has
  * only just touched, which on some hosts runs slower for its first few
  * dozen calls than later (docs/results.md, "After learning"). */
-#define WARM_NS 100000000LL
+#define WARM_NS 100000000u
 #define WARM_CALLS 1024
 static void warm_buffers(const struct bench_opts *o, unsigned char *dst,
 			 const unsigned char *src, size_t size, int value)
 {
-	struct timespec t0, t;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	for (int k = 0; k < WARM_CALLS; k++) {
+	uint64_t t0 = ntm_now_ns();
+	for (int k = 0; k < WARM_CALLS && ntm_now_ns() - t0 < WARM_NS; k++)
 		if (o->op == NTMEM_OP_COPY)
 			memcpy(dst, src, size);
 		else
 			memset(dst, value, size);
-		clock_gettime(CLOCK_MONOTONIC, &t);
-		if ((t.tv_sec - t0.tv_sec) * 1000000000LL + (t.tv_nsec - t0.tv_nsec) >= WARM_NS)
-			break;
-	}
 }
 
 /* Give auto, on one thread without a chunk, its untimed calls to learn. */
