@@ -269,9 +269,9 @@ void *ntmem_variant_copy(int id, void *dst, const void *src, size_t n,
  * run the ladder's choice, so a short-lived program never explores; then
  * a trial runs each candidate for a warm-up call or a few (untimed) and
  * 3 timed calls, the one in use last, and keeps the one with the least
- * time per byte, judged by the middle of its three (a change needs 2% or
- * more).  The next trial comes 1024 calls later, and twice as late each
- * time the decision holds, up to 65536.  So at most the calls of one trial's losing candidates (under
+ * time per byte (a change needs 2% or more).  The next trial comes 1024
+ * calls later, and twice as late each time the decision holds, up to
+ * 65536.  So at most the calls of one trial's losing candidates (under
  * 2%) of a band's calls run a slower method; results and the fence
  * contract are the same whichever runs.  The state is per L3 domain:
  * threads that share an L3 learn together.  Calls with TEMPORAL or

@@ -169,50 +169,6 @@ static void test_first_margin(void)
 	t_pass(name);
 }
 
-/* Samples by side, in the order they come: sample k of side `lucky` is
- * three times faster than the side in use, its other samples three times
- * slower; every other side runs at the side in use's speed. */
-static unsigned samples_of[NTM_LEARN_SIDES];
-static uint64_t one_lucky_sample(unsigned side, unsigned call, unsigned arg)
-{
-	(void)call;
-	unsigned lucky = arg & 0xff, k = arg >> 8, n = samples_of[side]++;
-	if (side != lucky)
-		return 300000;
-	return n == k ? 100000 : 900000;
-}
-
-/* A side is judged by the middle of its samples: one sample far faster
- * than the rest, wherever it falls, does not win the trial (the least of
- * the samples would have switched to it). */
-static void test_one_lucky_sample(void)
-{
-	struct learn_band b;
-	struct learn_slot s;
-	const char *name = "learn: one lucky sample does not decide a trial";
-	if (!make_band(&b, 3, 0x2, 0)) {
-		t_skip(name, "too few variants of each kind run here");
-		return;
-	}
-	unsigned ran[4] = {0}, timed[4] = {0}, prior = 0;
-	for (unsigned lucky = 1; lucky < 3; lucky++)
-		for (unsigned k = 0; k < NTM_LEARN_SAMPLES; k++) {
-			memset(&s, 0, sizeof s);
-			memset(samples_of, 0, sizeof samples_of);
-			run_calls(&s, &b, prior, ntm_learn_trial_calls(&b), one_lucky_sample,
-				  k << 8 | lucky, ran, timed);
-			struct learn_state st;
-			ntm_learn_state(&s, &st);
-			if (st.trials != 1 || st.decided != (int)prior) {
-				t_fail(name, "side %u's sample %u 3x faster, the rest 3x "
-				       "slower: decided %d after %llu trials", lucky, k,
-				       st.decided, st.trials);
-				return;
-			}
-		}
-	t_pass(name);
-}
-
 /* The decision holds: the period doubles, up to the cap; a change sets
  * it back to the least. */
 static void test_backoff(void)
@@ -590,7 +546,6 @@ int main(int argc, char **argv)
 	find_variants();
 	test_trial();
 	test_first_margin();
-	test_one_lucky_sample();
 	test_backoff();
 	test_late_sample();
 	test_wrap();

@@ -186,48 +186,31 @@ unsigned ntm_learn_begin(struct learn_slot *s, const struct learn_band *b,
 	return side;
 }
 
-/* The middle of v[0..m) (m >= 1), the faster of the two middles when m is
- * even.  Small m: an insertion sort. */
-static uint64_t middle_of(uint64_t *v, unsigned m)
-{
-	for (unsigned i = 1; i < m; i++)
-		for (unsigned j = i; j && v[j] < v[j - 1]; j--) {
-			uint64_t t = v[j];
-			v[j] = v[j - 1];
-			v[j - 1] = t;
-		}
-	return v[(m - 1) / 2];
-}
-
-/* Each side's nanoseconds per MiB in this epoch: the middle of its
- * samples (UINT64_MAX for a side with none).  The middle, not the least:
- * on a host whose speed moves between calls, one lucky sample would
- * otherwise decide, and a slow one (an interrupt) is set aside as well. */
-static void side_times(const struct learn_slot *s, const struct learn_band *b,
-		       uint32_t epoch, uint64_t *time)
+/* The least nanoseconds per MiB of each side in this epoch's samples
+ * (UINT64_MAX for a side with none). */
+static void least_times(const struct learn_slot *s, const struct learn_band *b,
+			uint32_t epoch, uint64_t *best)
 {
 	for (unsigned i = 0; i < b->nsides; i++) {
-		uint64_t got[NTM_LEARN_SAMPLES];
-		unsigned m = 0;
+		best[i] = UINT64_MAX;
 		for (unsigned k = 0; k < NTM_LEARN_SAMPLES; k++) {
 			uint64_t v = __atomic_load_n(&s->sample[i][k], __ATOMIC_RELAXED);
-			if (SAMPLE_TAG(v) == epoch + 1)
-				got[m++] = v & SAMPLE_MAX;
+			if (SAMPLE_TAG(v) == epoch + 1 && (v & SAMPLE_MAX) < best[i])
+				best[i] = v & SAMPLE_MAX;
 		}
-		time[i] = m ? middle_of(got, m) : UINT64_MAX;
 	}
 }
 
 /* The side to keep: the fastest, unless the side in use is within the
  * margin of it (or the fastest has no sample at all). */
-static unsigned keep(const uint64_t *time, unsigned nsides, unsigned in_use)
+static unsigned keep(const uint64_t *best, unsigned nsides, unsigned in_use)
 {
 	unsigned win = in_use;
 	for (unsigned i = 0; i < nsides; i++)
-		if (time[i] < time[win])
+		if (best[i] < best[win])
 			win = i;
-	if (win != in_use && time[in_use] != UINT64_MAX &&
-	    time[win] * 100 >= time[in_use] * (100 - NTM_LEARN_MARGIN_PCT))
+	if (win != in_use && best[in_use] != UINT64_MAX &&
+	    best[win] * 100 >= best[in_use] * (100 - NTM_LEARN_MARGIN_PCT))
 		win = in_use;  /* not faster by the margin: keep it */
 	return win;
 }
@@ -239,10 +222,10 @@ static void decide(struct learn_slot *s, const struct learn_band *b, uint32_t ep
 	uint64_t tr = __atomic_load_n(&s->trial, __ATOMIC_ACQUIRE);
 	if (TRIAL_EPOCH(tr) != epoch)
 		return;  /* given up meanwhile */
-	uint64_t time[NTM_LEARN_SIDES];
-	side_times(s, b, epoch, time);
+	uint64_t best[NTM_LEARN_SIDES];
+	least_times(s, b, epoch, best);
 	unsigned in_use = TRIAL_IN_USE(tr) - 1, d = TRIAL_DOUBLINGS(tr);
-	unsigned win = keep(time, b->nsides, in_use);
+	unsigned win = keep(best, b->nsides, in_use);
 	if (win == in_use && d < MOST_DOUBLINGS)
 		d++;
 	else if (win != in_use)

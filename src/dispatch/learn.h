@@ -29,7 +29,7 @@
  *     comes late (its call outlived the trial) is dropped, never stored
  *     over a later trial's nor counted in it.  The call that records the
  *     trial's last sample decides: the side with the least nanoseconds
- *     per MiB (the middle of its samples; every side has as many), a
+ *     per MiB (the least of its samples; every side has as many), a
  *     change only if it is NTM_LEARN_MARGIN_PCT faster than the side in
  *     use;
  *   - the next trial comes a period later: NTM_LEARN_PERIOD_MIN calls
