@@ -871,12 +871,12 @@
  * percent of its time (65-128 byte copies on the Xeon: docs/results.md,
  * the fifth pass, "What changed, and why"), so the shim's width
  * libraries make no compare but these, and the dispatching library one
- * more per width it passes.  Past 8 vectors they run the
- * cached loop, down from the end where dst lies a little above src
- * modulo 4 KiB (ALIASING_BACK).  Beyond the inline limit, and for
- * buffers that overlap beyond 8 vectors, they jump to route
- * (default: the shim's ntm_shim_beyond_NAME), which is safe before the
- * constructor has run (preload.c), with no upper state to clear.
+ * more per width it passes.  Past 8 vectors they run the cached loop,
+ * down from the end where dst lies a little above src modulo 4 KiB
+ * (ALIASING_BACK).  Beyond the inline limit, and for buffers that
+ * overlap beyond 8 vectors, they jump to route (default: the shim's
+ * ntm_shim_beyond_NAME), which is safe before the constructor has run
+ * (preload.c), with no upper state to clear.
  */
 
 /*
@@ -938,10 +938,9 @@
 	.endr
 .endm
 
-/* rdi <- rsi, rdx bytes, rax = rdi; the pair of one to two vectors, below
- * one vector COPY_BELOW, then the classes of vector width V to 8V;
- * above, as the entry points do, V's cached loop up to the selector's
- * inline limit for buffers apart, else the route.
+/* rdi <- rsi, rdx bytes, rax = rdi: the pair of one to two vectors, below
+ * one vector COPY_BELOW, then the classes of vector width V to 8V, and
+ * past them the loop or the route (above).
  *
  * The pair is the way on from the entry and the classes below one vector
  * a jump, as in glibc's memcpy: with the classes below one vector first
